@@ -1,0 +1,510 @@
+package io.github.lowwater.window;
+
+import io.github.lowwater.Clock;
+import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.internal.TimeMath;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.PriorityQueue;
+
+/**
+ * Keyed tumbling event-time windows on top of a {@link WatermarkTracker}: events go into the window
+ * {@code [start, start + size)} that contains their event time, a window is finalized once the
+ * watermark reaches its end, and events that arrive behind the watermark are counted and handed to
+ * a late path instead of being silently dropped.
+ *
+ * <p><b>Not thread-safe for writes; confine every mutating call to one thread</b> (the polling
+ * thread). {@link #watermark()}, {@link #activeSources()} and {@link #stats()} may be read from any
+ * thread. {@link #add} reads the clock once, costs O(1) plus the watermark's amortised O(log
+ * sources) when the event's source is the slowest, and allocates nothing once its (window, key) is
+ * open and its source known (with the built-in {@link Aggregators}). No threads are started.
+ *
+ * <h2>Rules</h2>
+ *
+ * <ol>
+ *   <li>The window of event time {@code t} starts at {@code floorDiv(t, size) * size} and ends
+ *       (exclusive) {@code size} later; both saturate at the {@code long} bounds.
+ *   <li>An event is <em>late</em> iff its window's end {@code <= watermark} at its arrival, judged
+ *       before the event itself is observed. A late event is counted ({@link WindowStats#late()}),
+ *       still counts as activity of its source, and is handed to the {@link LateEventHandler} if
+ *       one is set.
+ *   <li>A window is finalized when {@code watermark >= end}. {@link #pollFinalized()} returns each
+ *       finalized window exactly once, in ascending end order; within a window, keys come in the
+ *       order of their first event.
+ *   <li>The watermark follows the rules of {@link WatermarkTracker}.
+ * </ol>
+ *
+ * <h2>Example</h2>
+ *
+ * <pre>{@code
+ * TumblingWindows<String, Long, Long> windows =
+ *     TumblingWindows.builder(Duration.ofMinutes(5), Aggregators.sumLong())
+ *         .allowedLateness(Duration.ofMinutes(2))
+ *         .idleTimeout(Duration.ofMinutes(2))
+ *         .build();
+ * for (ConsumerRecord<String, Long> r : consumer.poll(timeout)) {
+ *   windows.add(new TopicPartition(r.topic(), r.partition()), r.timestamp(), r.key(), r.value());
+ * }
+ * for (WindowResult<String, Long> result : windows.pollFinalized()) {
+ *   sink.write(result.start(), result.end(), result.key(), result.value());
+ * }
+ * }</pre>
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ * @param <R> the result type
+ */
+public final class TumblingWindows<K, V, R> {
+
+  /** The source of {@link #add(long, Object, Object)}: one implicit, always-known source. */
+  private static final Object IMPLICIT_SOURCE =
+      new Object() {
+        @Override
+        public String toString() {
+          return "TumblingWindows.IMPLICIT_SOURCE";
+        }
+      };
+
+  private static final VarHandle ACCEPTED;
+  private static final VarHandle LATE;
+  private static final VarHandle OPEN_ENTRIES;
+  private static final VarHandle FINALIZED_WINDOWS;
+  private static final VarHandle OPEN_WINDOWS;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      ACCEPTED = lookup.findVarHandle(TumblingWindows.class, "accepted", long.class);
+      LATE = lookup.findVarHandle(TumblingWindows.class, "late", long.class);
+      OPEN_ENTRIES = lookup.findVarHandle(TumblingWindows.class, "openEntries", long.class);
+      FINALIZED_WINDOWS =
+          lookup.findVarHandle(TumblingWindows.class, "finalizedWindows", long.class);
+      OPEN_WINDOWS = lookup.findVarHandle(TumblingWindows.class, "openWindows", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private final long sizeMillis;
+  private final Aggregator<? super V, Object, R> aggregator;
+  private final LateEventHandler<? super V> lateEventHandler;
+  private final WatermarkTracker tracker;
+
+  /** Open windows by start. */
+  private final LongObjectMap<Window> openByStart = new LongObjectMap<>();
+
+  /** Open windows by end, earliest first: the next to finalize is at the head. */
+  private final PriorityQueue<Window> openByEnd =
+      new PriorityQueue<>((a, b) -> Long.compare(a.end, b.end));
+
+  /** Finalized windows not polled yet, in ascending end order. */
+  private final ArrayDeque<Window> finalized = new ArrayDeque<>();
+
+  /** The window of the previous accepted event: consecutive events mostly share one. */
+  private Window lastWindow;
+
+  // Counters: written by the owner with release semantics, read anywhere with acquire semantics.
+  private long accepted;
+  private long late;
+  private long openWindows;
+  private long openEntries;
+  private long finalizedWindows;
+
+  @SuppressWarnings("unchecked") // the accumulator type is captured once and stays consistent
+  private TumblingWindows(Builder<V, R> builder) {
+    this.sizeMillis = builder.sizeMillis;
+    this.aggregator = (Aggregator<? super V, Object, R>) builder.aggregator;
+    this.lateEventHandler = builder.lateEventHandler;
+    this.tracker = builder.tracker.build();
+  }
+
+  /**
+   * Returns a builder for windows of the given size folded with the given aggregator.
+   *
+   * @param size the window size, at least one millisecond; converted to milliseconds once,
+   *     saturating (sub-millisecond parts are dropped)
+   * @param aggregator folds the values of one key in one window
+   * @param <V> the value type
+   * @param <R> the result type
+   * @return a new builder
+   * @throws NullPointerException if {@code size} or {@code aggregator} is null
+   * @throws IllegalArgumentException if {@code size} is shorter than one millisecond
+   */
+  public static <V, R> Builder<V, R> builder(
+      Duration size, Aggregator<? super V, ?, R> aggregator) {
+    return new Builder<>(size, aggregator);
+  }
+
+  /**
+   * Adds an event of {@code source}: into its window if the window is still open, otherwise to the
+   * late path. Either way the event is then observed by the watermark, and windows the watermark
+   * has passed are finalized for {@link #pollFinalized()}.
+   *
+   * @param source the event's source, for example a Kafka {@code TopicPartition}
+   * @param eventTimeMillis the event time in epoch milliseconds; any {@code long}
+   * @param key the key; compared with {@code equals}
+   * @param value the value
+   * @return {@code true} if the event went into its window, {@code false} if it was late
+   * @throws NullPointerException if {@code source}, {@code key} or {@code value} is null; nothing
+   *     changes
+   * @throws ArithmeticException if the aggregator overflows; nothing changes
+   */
+  public boolean add(Object source, long eventTimeMillis, K key, V value) {
+    Objects.requireNonNull(source, "source");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    long rem = Math.floorMod(eventTimeMillis, sizeMillis);
+    long start = TimeMath.saturatedSubtract(eventTimeMillis, rem);
+    long end = TimeMath.saturatedAdd(eventTimeMillis, sizeMillis - rem);
+    long watermark = tracker.watermark();
+    if (end <= watermark) {
+      LATE.setRelease(this, late + 1);
+      tracker.observe(source, eventTimeMillis);
+      finalizeReady();
+      if (lateEventHandler != null) {
+        lateEventHandler.onLateEvent(source, eventTimeMillis, end, watermark, key, value);
+      }
+      return false;
+    }
+    accumulate(start, end, key, value);
+    ACCEPTED.setRelease(this, accepted + 1);
+    tracker.observe(source, eventTimeMillis);
+    finalizeReady();
+    return true;
+  }
+
+  /**
+   * Adds an event of the single implicit source, for a stream that is one ordered source. Mixing
+   * this with {@link #add(Object, long, Object, Object)} makes the implicit source one source among
+   * the others.
+   *
+   * @param eventTimeMillis the event time in epoch milliseconds
+   * @param key the key
+   * @param value the value
+   * @return {@code true} if the event went into its window, {@code false} if it was late
+   * @throws NullPointerException if {@code key} or {@code value} is null; nothing changes
+   * @throws ArithmeticException if the aggregator overflows; nothing changes
+   */
+  public boolean add(long eventTimeMillis, K key, V value) {
+    return add(IMPLICIT_SOURCE, eventTimeMillis, key, value);
+  }
+
+  /**
+   * Returns the results of the windows finalized since the last call, each window exactly once, in
+   * ascending end order, a result per key in the order of the key's first event. Returns an empty
+   * list, without allocating, when there is none.
+   *
+   * @return the new results; a fresh mutable list, or an immutable empty one
+   */
+  public List<WindowResult<K, R>> pollFinalized() {
+    if (finalized.isEmpty()) {
+      return List.of();
+    }
+    int count = 0;
+    for (Window w : finalized) {
+      count += w.accumulators.size();
+    }
+    List<WindowResult<K, R>> results = new ArrayList<>(count);
+    Window w;
+    while ((w = finalized.poll()) != null) {
+      for (Map.Entry<Object, Object> e : w.accumulators.entrySet()) {
+        @SuppressWarnings("unchecked") // keys are only ever added through add(..., K key, ...)
+        K key = (K) e.getKey();
+        results.add(new WindowResult<>(w.start, w.end, key, aggregator.result(e.getValue())));
+      }
+    }
+    return results;
+  }
+
+  /**
+   * Declares an expected source; see {@link WatermarkTracker#register(Object)}.
+   *
+   * @param source the source
+   * @throws NullPointerException if {@code source} is null
+   */
+  public void register(Object source) {
+    tracker.register(source);
+  }
+
+  /**
+   * Records activity of a source without an event and re-evaluates; see {@link
+   * WatermarkTracker#heartbeat(Object)}.
+   *
+   * @param source the source
+   * @throws NullPointerException if {@code source} is null
+   */
+  public void heartbeat(Object source) {
+    tracker.heartbeat(source);
+    finalizeReady();
+  }
+
+  /**
+   * Returns the frontier of a source; see {@link WatermarkTracker#frontier(Object)}. Writer thread
+   * only.
+   *
+   * @param source the source
+   * @return the frontier, or {@link WatermarkTracker#NO_WATERMARK} if unknown or unseen
+   * @throws NullPointerException if {@code source} is null
+   */
+  public long frontier(Object source) {
+    return tracker.frontier(source);
+  }
+
+  /**
+   * Forgets a source and re-evaluates; see {@link WatermarkTracker#remove(Object)}.
+   *
+   * @param source the source
+   * @return {@code true} if the source was known
+   * @throws NullPointerException if {@code source} is null
+   */
+  public boolean remove(Object source) {
+    boolean removed = tracker.remove(source);
+    finalizeReady();
+    return removed;
+  }
+
+  /** Re-evaluates idleness and the watermark now; see {@link WatermarkTracker#refresh()}. */
+  public void refresh() {
+    tracker.refresh();
+    finalizeReady();
+  }
+
+  /**
+   * The all-quiet hook; see {@link WatermarkTracker#advanceTo(long)}. Closes every window whose
+   * {@code end + allowedLateness <= wallMillis}.
+   *
+   * @param wallMillis the wall-clock time in epoch milliseconds
+   */
+  public void advanceTo(long wallMillis) {
+    tracker.advanceTo(wallMillis);
+    finalizeReady();
+  }
+
+  /**
+   * Seeds the watermark at start-up from the end of the newest window the sink has written, clamped
+   * to {@code clock.wallMillis() - allowedLateness}; see {@link WatermarkTracker#seed(long)}.
+   * Redelivered events of windows ending at or before the seed are then late, so a written window
+   * is never overwritten with a partial one.
+   *
+   * @param newestWindowEndMillis the end of the newest written window, in epoch milliseconds
+   * @return the watermark after seeding
+   */
+  public long seedWatermark(long newestWindowEndMillis) {
+    long watermark = tracker.seed(newestWindowEndMillis);
+    finalizeReady();
+    return watermark;
+  }
+
+  /**
+   * Returns the watermark; no side effect, any thread. See {@link WatermarkTracker#watermark()}.
+   *
+   * @return the watermark in epoch milliseconds, or {@link WatermarkTracker#NO_WATERMARK}
+   */
+  public long watermark() {
+    return tracker.watermark();
+  }
+
+  /**
+   * Returns the number of active sources; no side effect, any thread.
+   *
+   * @return the number of active sources
+   */
+  public int activeSources() {
+    return tracker.activeSources();
+  }
+
+  /**
+   * Returns the window size in milliseconds.
+   *
+   * @return the window size, {@code >= 1}
+   */
+  public long sizeMillis() {
+    return sizeMillis;
+  }
+
+  /**
+   * Returns a snapshot of the counters; no side effect, any thread (see {@link WindowStats} for
+   * what a snapshot taken on another thread guarantees).
+   *
+   * @return the counters
+   */
+  public WindowStats stats() {
+    return new WindowStats(
+        (long) ACCEPTED.getAcquire(this),
+        (long) LATE.getAcquire(this),
+        (long) OPEN_WINDOWS.getAcquire(this),
+        (long) OPEN_ENTRIES.getAcquire(this),
+        (long) FINALIZED_WINDOWS.getAcquire(this),
+        tracker.watermark());
+  }
+
+  @Override
+  public String toString() {
+    return "TumblingWindows{sizeMillis=" + sizeMillis + ", " + stats() + "}";
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /** Adds the value to its (window, key) accumulator; changes nothing if the aggregator throws. */
+  private void accumulate(long start, long end, K key, V value) {
+    Window w = lastWindow;
+    if (w == null || w.start != start) {
+      w = openByStart.get(start);
+    }
+    if (w == null) {
+      Object accumulator = aggregator.add(aggregator.create(), value);
+      w = new Window(start, end);
+      w.accumulators.put(key, accumulator);
+      openByStart.putNew(start, w);
+      openByEnd.add(w);
+      OPEN_WINDOWS.setRelease(this, openWindows + 1);
+      OPEN_ENTRIES.setRelease(this, openEntries + 1);
+    } else {
+      Object accumulator = w.accumulators.get(key);
+      if (accumulator == null) {
+        accumulator = aggregator.add(aggregator.create(), value);
+        w.accumulators.put(key, accumulator);
+        OPEN_ENTRIES.setRelease(this, openEntries + 1);
+      } else {
+        Object next = aggregator.add(accumulator, value);
+        if (next != accumulator) {
+          w.accumulators.put(key, next);
+        }
+      }
+    }
+    lastWindow = w;
+  }
+
+  /** Moves every open window whose end the watermark has reached to the finalized queue. */
+  private void finalizeReady() {
+    long watermark = tracker.watermark();
+    Window w;
+    while ((w = openByEnd.peek()) != null && w.end <= watermark) {
+      openByEnd.poll();
+      openByStart.remove(w.start);
+      if (lastWindow == w) {
+        lastWindow = null;
+      }
+      finalized.add(w);
+      OPEN_WINDOWS.setRelease(this, openWindows - 1);
+      OPEN_ENTRIES.setRelease(this, openEntries - w.accumulators.size());
+      FINALIZED_WINDOWS.setRelease(this, finalizedWindows + 1);
+    }
+  }
+
+  /** One open or finalized window: its bounds and an accumulator per key. */
+  private static final class Window {
+    final long start;
+    final long end;
+    final LinkedHashMap<Object, Object> accumulators = new LinkedHashMap<>();
+
+    Window(long start, long end) {
+      this.start = start;
+      this.end = end;
+    }
+  }
+
+  /**
+   * Configures {@link TumblingWindows}. Every option is optional and may be set at most once:
+   * setting one twice throws {@link IllegalStateException}. A rejected call leaves the builder
+   * unchanged. Not thread-safe.
+   *
+   * @param <V> the value type
+   * @param <R> the result type
+   */
+  public static final class Builder<V, R> {
+    private final long sizeMillis;
+    private final Aggregator<? super V, ?, R> aggregator;
+    private final WatermarkTracker.Builder tracker = WatermarkTracker.builder();
+    private LateEventHandler<? super V> lateEventHandler;
+
+    private Builder(Duration size, Aggregator<? super V, ?, R> aggregator) {
+      Objects.requireNonNull(size, "size");
+      Objects.requireNonNull(aggregator, "aggregator");
+      long millis = TimeMath.toMillisSaturated(size);
+      if (millis < 1) {
+        throw new IllegalArgumentException("size must be >= 1 ms: " + size);
+      }
+      this.sizeMillis = millis;
+      this.aggregator = aggregator;
+    }
+
+    /**
+     * Sets the allowed lateness; see {@link WatermarkTracker.Builder#allowedLateness(Duration)}.
+     * Default 120 seconds.
+     *
+     * @param allowedLateness the allowed lateness, {@code >= 0}
+     * @return this builder
+     * @throws NullPointerException if {@code allowedLateness} is null
+     * @throws IllegalArgumentException if {@code allowedLateness} is negative
+     * @throws IllegalStateException if the allowed lateness was already set
+     */
+    public Builder<V, R> allowedLateness(Duration allowedLateness) {
+      tracker.allowedLateness(allowedLateness);
+      return this;
+    }
+
+    /**
+     * Sets the idle timeout; see {@link WatermarkTracker.Builder#idleTimeout(Duration)}. Default
+     * 120 seconds.
+     *
+     * @param idleTimeout the idle timeout, {@code > 0}
+     * @return this builder
+     * @throws NullPointerException if {@code idleTimeout} is null
+     * @throws IllegalArgumentException if {@code idleTimeout} is zero or negative
+     * @throws IllegalStateException if the idle timeout was already set
+     */
+    public Builder<V, R> idleTimeout(Duration idleTimeout) {
+      tracker.idleTimeout(idleTimeout);
+      return this;
+    }
+
+    /**
+     * Sets the clock. Default {@link Clock#system()}.
+     *
+     * @param clock the clock
+     * @return this builder
+     * @throws NullPointerException if {@code clock} is null
+     * @throws IllegalStateException if the clock was already set
+     */
+    public Builder<V, R> clock(Clock clock) {
+      tracker.clock(clock);
+      return this;
+    }
+
+    /**
+     * Sets the late path. Without one, late events are only counted ({@link WindowStats#late()}).
+     *
+     * @param lateEventHandler receives every late event
+     * @return this builder
+     * @throws NullPointerException if {@code lateEventHandler} is null
+     * @throws IllegalStateException if a late-event handler was already set
+     */
+    public Builder<V, R> lateEventHandler(LateEventHandler<? super V> lateEventHandler) {
+      Objects.requireNonNull(lateEventHandler, "lateEventHandler");
+      if (this.lateEventHandler != null) {
+        throw new IllegalStateException(
+            "lateEventHandler was already set to " + this.lateEventHandler);
+      }
+      this.lateEventHandler = lateEventHandler;
+      return this;
+    }
+
+    /**
+     * Builds the windows, with no source, no open window and no watermark.
+     *
+     * @param <K> the key type
+     * @return new windows
+     */
+    public <K> TumblingWindows<K, V, R> build() {
+      return new TumblingWindows<>(this);
+    }
+  }
+}

@@ -1,0 +1,33 @@
+package io.github.lowwater.window;
+
+/**
+ * A snapshot of a {@link TumblingWindows}' counters.
+ *
+ * <p>Taken on the owning thread, the snapshot is exact. Taken on another thread (a metrics
+ * reporter), every value is recent and never torn, but values may come from adjacent events: {@code
+ * accepted + late} can then differ from the number of {@code add} calls by the ones in flight.
+ *
+ * @param accepted events added to a window
+ * @param late events that arrived behind the watermark and went to the late path
+ * @param openWindows windows not finalized yet
+ * @param openEntries (window, key) accumulators held by the open windows
+ * @param finalizedWindows windows finalized so far, whether or not they were polled yet
+ * @param watermark the watermark in epoch milliseconds, or {@code WatermarkTracker.NO_WATERMARK}
+ */
+public record WindowStats(
+    long accepted,
+    long late,
+    long openWindows,
+    long openEntries,
+    long finalizedWindows,
+    long watermark) {
+
+  /**
+   * Returns every event given to {@code add}: {@code accepted + late}.
+   *
+   * @return the number of events added
+   */
+  public long added() {
+    return accepted + late;
+  }
+}
