@@ -10,11 +10,11 @@ import java.util.Objects;
  *
  * <p>It starts with a monotonic reading of {@code 0} and the wall clock at the given instant (the
  * epoch by default). {@link #advance(Duration)} moves both readings together, which is what real
- * time does; {@link #jumpWall(Duration)} moves the wall clock alone, which is what an NTP step does.
- * Readings saturate at the {@code long} bounds instead of wrapping.
+ * time does; {@link #jumpWall(Duration)} moves the wall clock alone, which is what an NTP step
+ * does. Readings saturate at the {@code long} bounds instead of wrapping.
  *
- * <p>Thread-safe: the readings are volatile, so a test may advance the clock on one thread while the
- * code under test reads it on another. Allocation-free.
+ * <p>Thread-safe: the readings are volatile, so a test may advance the clock on one thread while
+ * the code under test reads it on another. Allocation-free.
  *
  * <pre>{@code
  * ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
