@@ -32,16 +32,15 @@ import org.slf4j.LoggerFactory;
  *       greater. An idle source is left out of the minimum until it is observed again; an event it
  *       then delivers behind the watermark is late (the documented price of not stalling on a quiet
  *       source).
- *   <li>The <em>candidate</em> is {@code min over active s of F(s) - allowedLateness}; there is none
- *       without an active source. The watermark is {@code max(previous watermark, candidate)}: it
- *       never moves backwards, and it is {@link #NO_WATERMARK} until the first candidate.
- *   <li>The watermark is re-evaluated (idleness included) by {@link #observe}, {@link
- *       #heartbeat}, {@link #remove}, {@link #refresh}, {@link #advanceTo} and {@link #seed}, and
- *       nowhere else. Reading it has no
- *       side effect.
+ *   <li>The <em>candidate</em> is {@code min over active s of F(s) - allowedLateness}; there is
+ *       none without an active source. The watermark is {@code max(previous watermark, candidate)}:
+ *       it never moves backwards, and it is {@link #NO_WATERMARK} until the first candidate.
+ *   <li>The watermark is re-evaluated (idleness included) by {@link #observe}, {@link #heartbeat},
+ *       {@link #remove}, {@link #refresh}, {@link #advanceTo} and {@link #seed}, and nowhere else.
+ *       Reading it has no side effect.
  *   <li>{@link #advanceTo advanceTo(wall)} raises the watermark to at least {@code wall -
- *       allowedLateness}; {@link #seed seed(v)} raises it to at least {@code min(v, clock.wallMillis()
- *       - allowedLateness)}.
+ *       allowedLateness}; {@link #seed seed(v)} raises it to at least {@code min(v,
+ *       clock.wallMillis() - allowedLateness)}.
  *   <li>All arithmetic saturates at the {@code long} bounds; no timestamp wraps the watermark.
  * </ol>
  *
@@ -231,8 +230,8 @@ public final class WatermarkTracker {
   }
 
   /**
-   * Returns the frontier of a source: the largest event time observed on it. No side effect.
-   * Writer thread only.
+   * Returns the frontier of a source: the largest event time observed on it. No side effect. Writer
+   * thread only.
    *
    * @param source the source
    * @return the frontier in epoch milliseconds, or {@link #NO_WATERMARK} if the source is unknown
@@ -302,8 +301,7 @@ public final class WatermarkTracker {
    * {@code end + allowedLateness}. The caller decides when the stream is quiet; this call does not
    * check it.
    *
-   * @param wallMillis the wall-clock time in epoch milliseconds, usually {@code
-   *     clock.wallMillis()}
+   * @param wallMillis the wall-clock time in epoch milliseconds, usually {@code clock.wallMillis()}
    */
   public void advanceTo(long wallMillis) {
     evaluate(now());
@@ -317,9 +315,9 @@ public final class WatermarkTracker {
   /**
    * The start-up seed: re-evaluates, then raises the watermark to at least {@code
    * min(candidateMillis, clock.wallMillis() - allowedLateness)}. Pass the end of the newest window
-   * the sink has already written, so that redelivered events of written windows are late; the
-   * clamp means that a window written "in the future" (by a replay, say) can never make live events
-   * late. A clamped seed is logged at INFO with both values.
+   * the sink has already written, so that redelivered events of written windows are late; the clamp
+   * means that a window written "in the future" (by a replay, say) can never make live events late.
+   * A clamped seed is logged at INFO with both values.
    *
    * @param candidateMillis the proposed watermark in epoch milliseconds
    * @return the watermark after seeding
@@ -349,9 +347,9 @@ public final class WatermarkTracker {
   }
 
   /**
-   * Returns the number of sources that were active at the last re-evaluation, plus those
-   * registered or observed since. No side effect: a source whose timeout has expired is still
-   * counted until the next re-evaluation. May be called from any thread.
+   * Returns the number of sources that were active at the last re-evaluation, plus those registered
+   * or observed since. No side effect: a source whose timeout has expired is still counted until
+   * the next re-evaluation. May be called from any thread.
    *
    * @return the number of active sources
    */
@@ -612,8 +610,8 @@ public final class WatermarkTracker {
 
   /**
    * Configures a {@link WatermarkTracker}. Every option is optional and may be set at most once:
-   * setting one twice throws {@link IllegalStateException}, since a second value is almost always
-   * a configuration mistake rather than an intended override. A rejected call leaves the builder
+   * setting one twice throws {@link IllegalStateException}, since a second value is almost always a
+   * configuration mistake rather than an intended override. A rejected call leaves the builder
    * unchanged. Not thread-safe.
    */
   public static final class Builder {
