@@ -1,0 +1,65 @@
+package io.github.lowwater;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The core packages import nothing but the JDK and {@code slf4j-api}; integrations (Kafka, metrics)
+ * live in their own packages and the core never depends on them.
+ */
+class ArchitectureTest {
+
+  private static final String[] CORE = {
+    "io.github.lowwater", "io.github.lowwater.window", "io.github.lowwater.internal"
+  };
+
+  private final JavaClasses production =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("io.github.lowwater");
+
+  @Test
+  void corePackagesDependOnlyOnTheJdkAndSlf4j() {
+    classes()
+        .that()
+        .resideInAnyPackage(CORE)
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(
+            "java..",
+            "javax.annotation..",
+            "org.slf4j..",
+            "io.github.lowwater",
+            "io.github.lowwater.window",
+            "io.github.lowwater.internal")
+        .because("the core must stay usable without Kafka or any metrics library")
+        .check(production);
+  }
+
+  @Test
+  void coreDoesNotDependOnIntegrations() {
+    noClasses()
+        .that()
+        .resideInAnyPackage(CORE)
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("io.github.lowwater.kafka..", "io.github.lowwater.metrics..")
+        .check(production);
+  }
+
+  @Test
+  void theWatermarkCoreDoesNotDependOnWindows() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.github.lowwater")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.github.lowwater.window..")
+        .check(production);
+  }
+}
