@@ -160,9 +160,18 @@ public final class TumblingWindows<K, V, R> {
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    long rem = Math.floorMod(eventTimeMillis, sizeMillis);
-    long start = TimeMath.saturatedSubtract(eventTimeMillis, rem);
-    long end = TimeMath.saturatedAdd(eventTimeMillis, sizeMillis - rem);
+    Window w = lastWindow;
+    long start;
+    long end;
+    if (w != null && eventTimeMillis >= w.start && eventTimeMillis < w.end) {
+      start = w.start; // the common case: the previous event's window, no division
+      end = w.end;
+    } else {
+      long rem = Math.floorMod(eventTimeMillis, sizeMillis);
+      start = TimeMath.saturatedSubtract(eventTimeMillis, rem);
+      end = TimeMath.saturatedAdd(eventTimeMillis, sizeMillis - rem);
+      w = null;
+    }
     long watermark = tracker.watermark();
     if (end <= watermark) {
       LATE.setRelease(this, late + 1);
@@ -173,7 +182,7 @@ public final class TumblingWindows<K, V, R> {
       }
       return false;
     }
-    accumulate(start, end, key, value);
+    accumulate(w, start, end, key, value);
     ACCEPTED.setRelease(this, accepted + 1);
     tracker.observe(source, eventTimeMillis);
     finalizeReady();
@@ -352,10 +361,13 @@ public final class TumblingWindows<K, V, R> {
 
   // ---------------------------------------------------------------------------------------------
 
-  /** Adds the value to its (window, key) accumulator; changes nothing if the aggregator throws. */
-  private void accumulate(long start, long end, K key, V value) {
-    Window w = lastWindow;
-    if (w == null || w.start != start) {
+  /**
+   * Adds the value to its (window, key) accumulator; changes nothing if the aggregator throws.
+   *
+   * @param w the event's open window if already known, else null
+   */
+  private void accumulate(Window w, long start, long end, K key, V value) {
+    if (w == null) {
       w = openByStart.get(start);
     }
     if (w == null) {
