@@ -1,0 +1,336 @@
+#!/usr/bin/env python3
+"""Turns a JMH JSON result of the Lowwater benchmarks into the chart and the tables of docs/benchmarks.md.
+
+Python 3 standard library only. From the repository root:
+
+    python3 benchmarks/chart.py benchmarks/results/full.json \
+        --svg docs/benchmarks-sources.svg --update docs/benchmarks.md
+
+It writes the SVG (cost per event against the number of sources, log-log, one line per contender),
+prints the Markdown (every benchmark with its error and gc.alloc.rate.norm, then the target ratios
+of issue 3 with met / not met), and with --update replaces the part of the Markdown file between
+the markers <!-- BEGIN chart.py --> and <!-- END chart.py --> with it. Nothing is typed in by hand:
+every figure comes from the JSON.
+
+Ratios are computed from the medians of the measurement iterations (robust to one noisy
+iteration); the means with JMH's 99.9% error are in the table.
+"""
+
+import argparse
+import json
+import math
+import statistics
+import sys
+
+PREFIX = "io.github.lowwater.bench."
+
+# Display order, label, colour, dash pattern of each contender on the chart.
+WATERMARK_CONTENDERS = [
+    ("WatermarkBenchmark.lowwaterCachedClock", "Lowwater observe, clock per poll", "#1b7837", None),
+    ("WatermarkBenchmark.lowwaterSystemClock", "Lowwater observe, clock per event", "#5aae61", None),
+    ("WatermarkBenchmark.straightforwardScan", "straightforward O(sources) scan", "#762a83", None),
+    ("WatermarkBenchmark.flinkImmediate", "Flink multiplexer, immediate outputs", "#d73027", None),
+    ("WatermarkBenchmark.flinkPeriodic", "Flink periodic (200 ms stale)", "#fc8d59", None),
+]
+WINDOW_CONTENDERS = [
+    ("WindowsBenchmark.windowsAdd", "1000", "Lowwater windows add, 1,000 keys", "#2166ac", "6,3"),
+    ("WindowsBenchmark.windowsAdd", "100000", "Lowwater windows add, 100,000 keys", "#053061", "6,3"),
+]
+FLOOR = "WindowsBenchmark.keyedSumFloor"
+
+
+class Result:
+    def __init__(self, entry):
+        self.name = entry["benchmark"][len(PREFIX):] if entry["benchmark"].startswith(PREFIX) else entry["benchmark"]
+        self.params = entry.get("params", {})
+        pm = entry["primaryMetric"]
+        self.mean = pm["score"]
+        self.error = pm["scoreError"]
+        self.unit = pm["scoreUnit"]
+        raw = [x for fork in pm.get("rawData", []) for x in fork]
+        self.iterations = len(raw)
+        self.median = statistics.median(raw) if raw else pm["score"]
+        self.alloc = None
+        sec = entry.get("secondaryMetrics", {})
+        for key in ("gc.alloc.rate.norm", "\u00b7gc.alloc.rate.norm"):
+            if key in sec:
+                self.alloc = sec[key]["score"]
+                self.alloc_error = sec[key]["scoreError"]
+        self.sources = int(self.params["sources"]) if "sources" in self.params else None
+        self.keys = int(self.params["keys"]) if "keys" in self.params else None
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    return [Result(e) for e in data], data
+
+
+def find(results, name, sources=None, keys=None):
+    for r in results:
+        if r.name == name and r.sources == sources and r.keys == keys:
+            return r
+    return None
+
+
+def fmt(x, digits=3):
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    if isinstance(x, str):
+        return x
+    if abs(x) >= 1000:
+        return f"{x:,.0f}"
+    if abs(x) >= 100:
+        return f"{x:.1f}"
+    if abs(x) >= 10:
+        return f"{x:.2f}"
+    return f"{x:.{digits}f}"
+
+
+def fmt_alloc(x):
+    if x is None:
+        return "n/a"
+    if x < 0.01:
+        return "< 0.01"
+    return fmt(x)
+
+
+def results_table(results):
+    lines = [
+        "| Benchmark | keys | sources | mean ns/op | ± error (99.9%) | median ns/op | gc.alloc.rate.norm B/op |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+
+    def order(r):
+        names = [c[0] for c in WATERMARK_CONTENDERS] + ["WindowsBenchmark.windowsAdd", FLOOR]
+        i = names.index(r.name) if r.name in names else len(names)
+        return (i, r.keys or 0, r.sources or 0)
+
+    for r in sorted(results, key=order):
+        err = r.error if isinstance(r.error, (int, float)) else float("nan")
+        lines.append(
+            f"| `{r.name}` | {r.keys if r.keys is not None else ''} | "
+            f"{r.sources if r.sources is not None else ''} | {fmt(r.mean)} | {fmt(err)} | "
+            f"{fmt(r.median)} | {fmt_alloc(r.alloc)} |"
+        )
+    return "\n".join(lines)
+
+
+def ratio_rows(results):
+    """Yields (target, measured expression, ratio, bound, met) for each target of issue 3."""
+    rows = []
+
+    def med(name, sources=None, keys=None):
+        r = find(results, name, sources, keys)
+        return r.median if r else None
+
+    lw = {
+        "clock per poll": "WatermarkBenchmark.lowwaterCachedClock",
+        "clock per event": "WatermarkBenchmark.lowwaterSystemClock",
+    }
+    # 1. At 1,024 sources at least 20x faster than Flink's immediate combiner.
+    for label, name in lw.items():
+        a, b = med("WatermarkBenchmark.flinkImmediate", 1024), med(name, 1024)
+        if a and b:
+            rows.append(("1,024 sources: Flink immediate / Lowwater (" + label + ")",
+                         f"{fmt(a)} / {fmt(b)}", a / b, ">= 20", a / b >= 20))
+    # 2. At 16,384 sources at most 2.5x Flink's periodic path.
+    for label, name in lw.items():
+        a, b = med(name, 16384), med("WatermarkBenchmark.flinkPeriodic", 16384)
+        if a and b:
+            rows.append(("16,384 sources: Lowwater (" + label + ") / Flink periodic",
+                         f"{fmt(a)} / {fmt(b)}", a / b, "<= 2.5", a / b <= 2.5))
+    # 3. Flat: 16,384 sources at most 2x 6 sources.
+    for label, name in lw.items():
+        a, b = med(name, 16384), med(name, 6)
+        if a and b:
+            rows.append(("flat: Lowwater (" + label + ") 16,384 / 6 sources",
+                         f"{fmt(a)} / {fmt(b)}", a / b, "<= 2", a / b <= 2))
+    # 4. System clock per event: at most 1.2x the straightforward scan at 6 sources.
+    a, b = med("WatermarkBenchmark.lowwaterSystemClock", 6), med("WatermarkBenchmark.straightforwardScan", 6)
+    if a and b:
+        rows.append(("6 sources: Lowwater (clock per event) / straightforward scan",
+                     f"{fmt(a)} / {fmt(b)}", a / b, "<= 1.2", a / b <= 1.2))
+    # 5. add at 100,000 keys at most 2x the bare keyed sum (stretch 1.5x).
+    floor = med(FLOOR, None, 100000)
+    for s in (6, 1024, 16384):
+        a = med("WindowsBenchmark.windowsAdd", s, 100000)
+        if a and floor:
+            rows.append((f"add, 100,000 keys, {s:,} sources / keyed-sum floor",
+                         f"{fmt(a)} / {fmt(floor)}", a / floor, "<= 2 (stretch 1.5)", a / floor <= 2))
+    floor1k = med(FLOOR, None, 1000)
+    for s in (6, 1024, 16384):
+        a = med("WindowsBenchmark.windowsAdd", s, 1000)
+        if a and floor1k:
+            rows.append((f"(for reference) add, 1,000 keys, {s:,} sources / keyed-sum floor",
+                         f"{fmt(a)} / {fmt(floor1k)}", a / floor1k, "—", None))
+    return rows
+
+
+def alloc_rows(results):
+    rows = []
+    for r in results:
+        if r.name in ("WatermarkBenchmark.lowwaterCachedClock", "WatermarkBenchmark.lowwaterSystemClock",
+                      "WindowsBenchmark.windowsAdd") and r.alloc is not None:
+            label = f"`{r.name}`" + (f" keys={r.keys}" if r.keys else "") + f" sources={r.sources}"
+            rows.append(((r.name, r.keys or 0, r.sources), label, r.alloc, r.alloc < 1.0))
+    rows.sort()
+    return [row[1:] for row in rows]
+
+
+def ratios_markdown(results):
+    lines = [
+        "| Target (issue 3) | medians, ns/op | ratio | bound | verdict |",
+        "| --- | ---: | ---: | --- | --- |",
+    ]
+    for target, expr, ratio, bound, met in ratio_rows(results):
+        verdict = "—" if met is None else ("**met**" if met else "**not met**")
+        if met and "stretch" in bound:
+            verdict += " (stretch 1.5x: " + ("met" if ratio <= 1.5 else "not met") + ")"
+        lines.append(f"| {target} | {expr} | {ratio:.2f}x | {bound} | {verdict} |")
+    lines.append("")
+    lines.append("| Zero allocation in steady state (`gc.alloc.rate.norm` < 1 B/op) | B/op | verdict |")
+    lines.append("| --- | ---: | --- |")
+    for label, alloc, ok in alloc_rows(results):
+        lines.append(f"| {label} | {fmt_alloc(alloc)} | {'**met**' if ok else '**not met**'} |")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------------
+# SVG
+
+def svg_chart(results, path):
+    width, height = 900, 560
+    left, right, top, bottom = 80, 330, 40, 60
+    pw, ph = width - left - right, height - top - bottom
+    xs = [6, 1024, 16384]
+    series = []
+    for name, label, colour, dash in WATERMARK_CONTENDERS:
+        pts = [(s, find(results, name, s)) for s in xs]
+        pts = [(s, r) for s, r in pts if r]
+        if pts:
+            series.append((label, colour, dash, pts))
+    for name, keys, label, colour, dash in WINDOW_CONTENDERS:
+        pts = [(s, find(results, name, s, int(keys))) for s in xs]
+        pts = [(s, r) for s, r in pts if r]
+        if pts:
+            series.append((label, colour, dash, pts))
+    floors = []
+    for keys, colour in (("1000", "#969696"), ("100000", "#525252")):
+        r = find(results, FLOOR, None, int(keys))
+        if r:
+            floors.append((f"keyed HashMap sum floor, {int(keys):,} keys", colour, "2,4", r))
+
+    values = [r.mean for _, _, _, pts in series for _, r in pts] + [r.mean for *_, r in floors]
+    errs = [r.error for _, _, _, pts in series for _, r in pts if isinstance(r.error, (int, float))]
+    lo = min(v for v in values if v > 0)
+    hi = max(values) + (max(errs) if errs else 0)
+    ymin = 10 ** math.floor(math.log10(lo))
+    ymax = 10 ** math.ceil(math.log10(hi))
+    xmin, xmax = math.log10(4), math.log10(25000)
+
+    def X(s):
+        return left + (math.log10(s) - xmin) / (xmax - xmin) * pw
+
+    def Y(v):
+        v = max(v, ymin)
+        return top + ph - (math.log10(v) - math.log10(ymin)) / (math.log10(ymax) - math.log10(ymin)) * ph
+
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        f'<text x="{left}" y="22" font-size="15" font-weight="bold">Cost per event against the number '
+        f'of sources (JMH, mean ns/op, log-log)</text>',
+    ]
+    # Grid and axes.
+    d = ymin
+    while d <= ymax * 1.0001:
+        y = Y(d)
+        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + pw}" y2="{y:.1f}" stroke="#ddd"/>')
+        out.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">{fmt(d) if d < 1 else f"{d:,.0f}"}</text>')
+        d *= 10
+    for s in xs:
+        x = X(s)
+        out.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + ph}" stroke="#ddd"/>')
+        out.append(f'<text x="{x:.1f}" y="{top + ph + 18}" text-anchor="middle">{s:,}</text>')
+    out.append(f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#333"/>')
+    out.append(f'<text x="{left + pw / 2}" y="{height - 15}" text-anchor="middle">sources (partitions)</text>')
+    out.append(f'<text x="20" y="{top + ph / 2}" text-anchor="middle" '
+               f'transform="rotate(-90 20 {top + ph / 2})">ns per event</text>')
+    # Floors: horizontal lines.
+    for label, colour, dash, r in floors:
+        y = Y(r.mean)
+        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + pw}" y2="{y:.1f}" stroke="{colour}" '
+                   f'stroke-width="1.5" stroke-dasharray="{dash}"/>')
+    # Series with error bars.
+    for label, colour, dash, pts in series:
+        path_d = " ".join(("M" if i == 0 else "L") + f"{X(s):.1f},{Y(r.mean):.1f}" for i, (s, r) in enumerate(pts))
+        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+        out.append(f'<path d="{path_d}" fill="none" stroke="{colour}" stroke-width="2"{dash_attr}/>')
+        for s, r in pts:
+            x, y = X(s), Y(r.mean)
+            if isinstance(r.error, (int, float)) and not math.isnan(r.error):
+                y1, y2 = Y(r.mean + r.error), Y(max(r.mean - r.error, ymin))
+                out.append(f'<line x1="{x:.1f}" y1="{y1:.1f}" x2="{x:.1f}" y2="{y2:.1f}" stroke="{colour}"/>')
+            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="{colour}"><title>{label}, '
+                       f'{s:,} sources: {fmt(r.mean)} ± {fmt(r.error)} ns/op</title></circle>')
+    # Legend.
+    lx, ly = left + pw + 20, top + 10
+    for label, colour, dash, _ in series + [(l, c, d, None) for l, c, d, _ in floors]:
+        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+        out.append(f'<line x1="{lx}" y1="{ly}" x2="{lx + 28}" y2="{ly}" stroke="{colour}" stroke-width="2"{dash_attr}/>')
+        out.append(f'<text x="{lx + 36}" y="{ly + 4}">{label}</text>')
+        ly += 22
+    out.append(f'<text x="{lx}" y="{ly + 12}" fill="#555">Error bars: JMH 99.9% interval.</text>')
+    out.append("</svg>")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def run_description(data):
+    e = data[0]
+    return (f"JMH {e['jmhVersion']}, {e['vmName']} {e['vmVersion']} (JDK {e['jdkVersion']}), "
+            f"{e['forks']} fork, {e['warmupIterations']} x {e['warmupTime']} warm-up, "
+            f"{e['measurementIterations']} x {e['measurementTime']} measurement, "
+            f"JVM args {' '.join(e['jvmArgs'])}")
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("json", help="JMH result, from -rf json -rff FILE")
+    parser.add_argument("--svg", help="write the chart to this file")
+    parser.add_argument("--update", help="replace the generated part of this Markdown file")
+    args = parser.parse_args(argv)
+    results, data = load(args.json)
+    if args.svg:
+        svg_chart(results, args.svg)
+    md = "\n".join([
+        "<!-- Generated by benchmarks/chart.py from " + args.json + "; do not edit by hand. -->",
+        "",
+        "Run: " + run_description(data) + ".",
+        "",
+        "### Every benchmark",
+        "",
+        results_table(results),
+        "",
+        "### Targets of issue 3 (ratios of medians, one run)",
+        "",
+        ratios_markdown(results),
+    ])
+    print(md)
+    if args.update:
+        begin, end = "<!-- BEGIN chart.py -->", "<!-- END chart.py -->"
+        with open(args.update, encoding="utf-8") as f:
+            text = f.read()
+        i, j = text.find(begin), text.find(end)
+        if i < 0 or j < i:
+            sys.exit(f"{args.update}: markers {begin} ... {end} not found")
+        text = text[: i + len(begin)] + "\n" + md + "\n" + text[j:]
+        with open(args.update, "w", encoding="utf-8") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

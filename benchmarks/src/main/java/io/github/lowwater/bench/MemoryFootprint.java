@@ -1,0 +1,158 @@
+package io.github.lowwater.bench;
+
+import io.github.lowwater.ManualClock;
+import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.window.Aggregators;
+import io.github.lowwater.window.TumblingWindows;
+import java.lang.ref.Reference;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.function.IntFunction;
+import org.apache.flink.api.common.eventtime.WatermarkOutputMultiplexer;
+
+/**
+ * Measures retained heap per source and per open (window, key), without JOL: the used heap ({@code
+ * Runtime.totalMemory() - freeMemory()}) after repeated {@link System#gc()} calls, before and after
+ * building {@code n} instances of the state, divided by {@code n}. The keys (source keys, key
+ * strings) are created before the first reading, so they are not counted: they belong to the
+ * caller. Each figure is the median of {@link #ROUNDS} rounds. Run on a quiet JVM with the serial
+ * collector so that the readings are exact:
+ *
+ * <pre>
+ * java -XX:+UseSerialGC -Xms1g -Xmx1g -cp benchmarks/target/benchmarks.jar \
+ *     io.github.lowwater.bench.MemoryFootprint
+ * </pre>
+ *
+ * <p>The figures include each structure's share of its growable arrays (hash tables, the heap
+ * array), which depends on where {@code n} falls between two doublings, so several sizes are
+ * printed.
+ */
+public final class MemoryFootprint {
+
+  static final int ROUNDS = 5;
+
+  private MemoryFootprint() {}
+
+  public static void main(String[] args) throws InterruptedException {
+    System.out.println("Retained heap, median of " + ROUNDS + " rounds ("
+        + Runtime.version() + ", " + System.getProperty("java.vm.name") + ", "
+        + java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments() + ")");
+    System.out.println();
+    System.out.println("| Structure | n | bytes per unit |");
+    System.out.println("| --- | ---: | ---: |");
+    for (int n : new int[] {1_024, 16_384, 100_000}) {
+      TopicPartitionKey[] keys = sourceKeys(n);
+      report("Lowwater `WatermarkTracker`, per observed source", n, i -> {
+        WatermarkTracker tracker = WatermarkTracker.builder().clock(new ManualClock()).build();
+        for (int k = 0; k < i; k++) {
+          tracker.observe(keys[k], Feed.BASE_MILLIS + k);
+        }
+        return tracker;
+      });
+    }
+    for (int n : new int[] {1_024, 16_384, 100_000}) {
+      TopicPartitionKey[] keys = sourceKeys(n);
+      report("Straightforward scan (HashMap + list), per source", n, i -> {
+        StraightforwardScan scan = new StraightforwardScan(1_000, Long.MAX_VALUE);
+        for (int k = 0; k < i; k++) {
+          scan.observe(keys[k], Feed.BASE_MILLIS + k);
+        }
+        return scan;
+      });
+    }
+    for (int n : new int[] {1_024, 16_384}) {
+      String[] ids = new String[n];
+      for (int k = 0; k < n; k++) {
+        ids[k] = "orders-" + k;
+      }
+      report("Flink `WatermarkOutputMultiplexer`, per registered split", n, i -> {
+        WatermarkOutputMultiplexer multiplexer = new WatermarkOutputMultiplexer(new LastWatermark());
+        for (int k = 0; k < i; k++) {
+          multiplexer.registerNewOutput(ids[k]);
+        }
+        return multiplexer;
+      });
+    }
+    TopicPartitionKey source = new TopicPartitionKey("orders", 0);
+    Long one = 1L;
+    for (int n : new int[] {1_000, 100_000}) {
+      String[] keys = Feed.keyStrings(n);
+      report("Lowwater `TumblingWindows`, per open (window, key), 1 window of n keys", n, i -> {
+        TumblingWindows<String, Long, Long> windows = windows();
+        for (int k = 0; k < i; k++) {
+          windows.add(source, Feed.BASE_MILLIS, keys[k], one);
+        }
+        return windows;
+      });
+    }
+    {
+      int perWindow = 10_000;
+      String[] keys = Feed.keyStrings(perWindow);
+      report("Lowwater `TumblingWindows`, per open (window, key), 10 windows of 10,000 keys",
+          10 * perWindow, i -> {
+            TumblingWindows<String, Long, Long> windows = windows();
+            for (int w = 0; w < 10; w++) {
+              long t = Feed.BASE_MILLIS + w * 60_000L;
+              for (int k = 0; k < perWindow; k++) {
+                windows.add(source, t, keys[k], one);
+              }
+            }
+            return windows;
+          });
+    }
+    for (int n : new int[] {1_000, 100_000}) {
+      String[] keys = Feed.keyStrings(n);
+      report("Floor `HashMap<String, long[]>`, per key", n, i -> {
+        HashMap<String, long[]> sums = new HashMap<>();
+        for (int k = 0; k < i; k++) {
+          sums.put(keys[k], new long[] {1});
+        }
+        return sums;
+      });
+    }
+  }
+
+  private static TumblingWindows<String, Long, Long> windows() {
+    // Allowed lateness and idle timeout long enough that no window closes while measuring.
+    return TumblingWindows.builder(Duration.ofMinutes(1), Aggregators.sumLong())
+        .allowedLateness(Duration.ofHours(1))
+        .idleTimeout(Duration.ofHours(1))
+        .clock(new ManualClock())
+        .build();
+  }
+
+  private static TopicPartitionKey[] sourceKeys(int n) {
+    TopicPartitionKey[] keys = new TopicPartitionKey[n];
+    for (int k = 0; k < n; k++) {
+      keys[k] = new TopicPartitionKey("orders", k);
+    }
+    return keys;
+  }
+
+  private static void report(String what, int n, IntFunction<Object> build)
+      throws InterruptedException {
+    build.apply(Math.min(n, 1_000)); // load and initialise the classes outside the measurement
+    double[] perUnit = new double[ROUNDS];
+    for (int r = 0; r < ROUNDS; r++) {
+      long before = usedAfterGc();
+      Object state = build.apply(n);
+      long after = usedAfterGc();
+      Reference.reachabilityFence(state);
+      perUnit[r] = (after - before) / (double) n;
+    }
+    Arrays.sort(perUnit);
+    System.out.printf("| %s | %,d | %.1f |%n", what, n, perUnit[ROUNDS / 2]);
+  }
+
+  private static long usedAfterGc() throws InterruptedException {
+    Runtime rt = Runtime.getRuntime();
+    long used = Long.MAX_VALUE;
+    for (int i = 0; i < 4; i++) {
+      System.gc();
+      Thread.sleep(20);
+      used = Math.min(used, rt.totalMemory() - rt.freeMemory());
+    }
+    return used;
+  }
+}
