@@ -1,0 +1,88 @@
+package io.github.lowwater.kafka;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/** A synthetic feed for the broker tests, its ground truth, and client factories. */
+final class Feed {
+
+  static final String[] KEYS = {"line:L1", "line:L2", "line:L3"};
+
+  record Event(int partition, long eventTimeMillis, String key) {}
+
+  private final List<Event> events = new ArrayList<>();
+
+  /** Appends, on each listed partition, events in order from start (inclusive) to end. */
+  Feed append(int[] partitions, long startMillis, long endMillis, long intervalMillis, long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    for (int p : partitions) {
+      for (long t = startMillis + random.nextLong(intervalMillis);
+          t < endMillis;
+          t += intervalMillis / 2 + random.nextLong(intervalMillis)) {
+        events.add(new Event(p, t, KEYS[random.nextInt(KEYS.length)]));
+      }
+    }
+    return this;
+  }
+
+  List<Event> events() {
+    return events;
+  }
+
+  /** Sends the events appended since {@code from} with their event time as the record timestamp. */
+  static void produce(String bootstrap, String topic, List<Event> events) {
+    try (KafkaProducer<String, String> producer = producer(bootstrap)) {
+      for (Event e : events) {
+        producer.send(
+            new ProducerRecord<>(topic, e.partition(), e.eventTimeMillis(), e.key(), "1"));
+      }
+      producer.flush();
+    }
+  }
+
+  static KafkaProducer<String, String> producer(String bootstrap) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+    p.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
+    p.put(ProducerConfig.ACKS_CONFIG, "1");
+    return new KafkaProducer<>(p);
+  }
+
+  static KafkaConsumer<String, String> consumer(
+      String bootstrap, String group, Map<String, String> extra) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
+    p.putAll(extra);
+    return new KafkaConsumer<>(p);
+  }
+
+  /** Window start to key to count of the given events. */
+  static TreeMap<Long, TreeMap<String, Long>> truth(List<Event> events, long windowMillis) {
+    TreeMap<Long, TreeMap<String, Long>> truth = new TreeMap<>();
+    for (Event e : events) {
+      long start = Math.floorDiv(e.eventTimeMillis(), windowMillis) * windowMillis;
+      truth.computeIfAbsent(start, s -> new TreeMap<>()).merge(e.key(), 1L, Long::sum);
+    }
+    return truth;
+  }
+}

@@ -1,0 +1,509 @@
+package io.github.lowwater.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.lowwater.ManualClock;
+import io.github.lowwater.kafka.Feed.Event;
+import io.github.lowwater.window.Aggregators;
+import io.github.lowwater.window.WindowResult;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Kafka integration against a real in-process broker (KRaft, started once for this class): the
+ * five scenarios of the integration issue, each checked against the ground truth of what was
+ * produced.
+ */
+class KafkaWindowsBrokerTest {
+
+  static final long WINDOW = Duration.ofMinutes(5).toMillis();
+  static final Duration LATENESS = Duration.ofMinutes(2);
+  static final long LATENESS_MILLIS = LATENESS.toMillis();
+  static final int PARTITIONS = 6;
+  static final int[] ALL = {0, 1, 2, 3, 4, 5};
+  static final Duration POLL = Duration.ofMillis(100);
+  static final Duration DEADLINE = Duration.ofSeconds(60);
+
+  /**
+   * Fetches of about 900 records per partition, so that a poll of 2000 mixes partitions (with the
+   * default 1 MB a single fetch brings a whole partition of these feeds).
+   */
+  static final Map<String, String> SMALL_FETCHES = Map.of("max.partition.fetch.bytes", "65536");
+
+  static EmbeddedKafka broker;
+
+  @BeforeAll
+  static void startBroker() {
+    broker = EmbeddedKafka.get();
+  }
+
+  /** A backlog in the recent past (the system clock drives these scenarios). */
+  static long backlogStart() {
+    long twoHoursAgo = System.currentTimeMillis() - Duration.ofHours(2).toMillis();
+    return Math.floorDiv(twoHoursAgo, WINDOW) * WINDOW;
+  }
+
+  static List<TopicPartition> partitions(String topic, int... ids) {
+    return IntStream.of(ids).mapToObj(p -> new TopicPartition(topic, p)).toList();
+  }
+
+  static KafkaWindows.Builder<Long, Long> windowsBuilder() {
+    return KafkaWindows.builder(Duration.ofMillis(WINDOW), Aggregators.sumLong())
+        .allowedLateness(LATENESS)
+        .idleTimeout(Duration.ofMinutes(2));
+  }
+
+  static long onPoll(KafkaWindows<String, Long, Long> w, ConsumerRecords<String, String> records) {
+    w.onPoll(records, ConsumerRecord::key, r -> Long.parseLong(r.value()));
+    return records.count();
+  }
+
+  static void collect(
+      List<WindowResult<String, Long>> results, TreeMap<Long, TreeMap<String, Long>> into) {
+    for (WindowResult<String, Long> r : results) {
+      into.computeIfAbsent(r.start(), s -> new TreeMap<>()).merge(r.key(), r.value(), Long::sum);
+    }
+  }
+
+  /** The watermark Lowwater replaces: newest event time seen minus the allowed lateness. */
+  static final class GlobalMax {
+    long max = Long.MIN_VALUE;
+    long late;
+
+    void add(long eventTimeMillis) {
+      long watermark = max == Long.MIN_VALUE ? Long.MIN_VALUE : max - LATENESS_MILLIS;
+      long end = Math.floorDiv(eventTimeMillis, WINDOW) * WINDOW + WINDOW;
+      if (end <= watermark) {
+        late++;
+      }
+      max = Math.max(max, eventTimeMillis);
+    }
+  }
+
+  static boolean deadlinePassed(long startNanos) {
+    return System.nanoTime() - startNanos > DEADLINE.toNanos();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * The bug this library exists for, on a real broker: six partitions with 40 minutes each already
+   * in the topic, a consumer that starts behind and drains them unevenly (partitions 3-5 held back
+   * while 0-2 are drained), {@code max.poll.records} 2000.
+   */
+  @Test
+  void catchUpWithUnevenDrainDeclaresNoEventLateWhileAGlobalMaxDeclaresThousands() {
+    String topic = "catch-up";
+    broker.createTopic(topic, PARTITIONS);
+    long base = backlogStart();
+    Feed feed = new Feed().append(ALL, base, base + Duration.ofMinutes(40).toMillis(), 250, 1);
+    Feed.produce(broker.bootstrapServers(), topic, feed.events());
+    int total = feed.events().size();
+
+    TreeMap<Long, TreeMap<String, Long>> results = new TreeMap<>();
+    GlobalMax globalMax = new GlobalMax();
+    long maxSkew = 0;
+    try (KafkaConsumer<String, String> consumer =
+        Feed.consumer(broker.bootstrapServers(), "catch-up", SMALL_FETCHES)) {
+      KafkaWindows<String, Long, Long> windows = windowsBuilder().consumer(consumer).build();
+      consumer.subscribe(List.of(topic), windows.rebalanceListener());
+      List<TopicPartition> slow = partitions(topic, 3, 4, 5);
+      List<TopicPartition> fast = partitions(topic, 0, 1, 2);
+      Set<Integer> delivered = new HashSet<>();
+      boolean heldBack = false;
+      boolean released = false;
+      long consumed = 0;
+      long start = System.nanoTime();
+      while (consumed < total) {
+        assertThat(deadlinePassed(start)).as("consumed %d of %d", consumed, total).isFalse();
+        ConsumerRecords<String, String> records = consumer.poll(POLL);
+        for (ConsumerRecord<String, String> r : records) {
+          globalMax.add(r.timestamp());
+          delivered.add(r.partition());
+        }
+        consumed += onPoll(windows, records);
+        collect(windows.pollFinalized(), results);
+        if (!heldBack && delivered.size() == PARTITIONS) {
+          consumer.pause(slow); // force the skew: drain 0-2 while 3-5 wait
+          heldBack = true;
+        } else if (heldBack && !released && drained(consumer, fast)) {
+          consumer.resume(slow);
+          released = true;
+        }
+        maxSkew = Math.max(maxSkew, skew(windows, partitions(topic, ALL)));
+      }
+      windows.finishAll();
+      collect(windows.pollFinalized(), results);
+      assertThat(windows.stats().late()).isZero();
+      assertThat(windows.stats().accepted()).isEqualTo(total);
+    }
+    assertThat(maxSkew).as("frontier skew").isGreaterThan(Duration.ofMinutes(15).toMillis());
+    assertThat(globalMax.late).as("global-max late events").isGreaterThan(1000);
+    assertThat(results).isEqualTo(Feed.truth(feed.events(), WINDOW));
+  }
+
+  /**
+   * Two instances in one group (the incremental protocol), fed live; one leaves mid-stream after
+   * writing its partial windows. No event is late at either instance, partitions moved away are
+   * removed from the tracker, and the partial results add up to the truth with no record counted
+   * twice.
+   */
+  @Test
+  void rebalanceMovesPartitionsWithoutFalseLateEventsOrDoubleCounting() {
+    String topic = "rebalance";
+    broker.createTopic(topic, PARTITIONS);
+    long base = backlogStart();
+    long tick = Duration.ofSeconds(30).toMillis();
+    int ticks = 30;
+    Map<String, String> protocol = Map.of("group.protocol", "consumer");
+    List<Event> produced = new ArrayList<>();
+    TreeMap<Long, TreeMap<String, Long>> sink = new TreeMap<>();
+    Set<String> written = new HashSet<>();
+    Set<TopicPartition> removedFromA = new HashSet<>();
+    try (KafkaConsumer<String, String> a =
+            Feed.consumer(broker.bootstrapServers(), "rb", protocol);
+        KafkaConsumer<String, String> b =
+            Feed.consumer(broker.bootstrapServers(), "rb", protocol)) {
+      KafkaWindows<String, Long, Long> wa = windowsBuilder().consumer(a).build();
+      KafkaWindows<String, Long, Long> wb = windowsBuilder().consumer(b).build();
+      a.subscribe(List.of(topic), wa.rebalanceListener());
+      b.subscribe(List.of(topic), wb.rebalanceListener());
+      long start = System.nanoTime();
+      while (a.assignment().size() + b.assignment().size() != PARTITIONS
+          || a.assignment().isEmpty()
+          || b.assignment().isEmpty()) {
+        assertThat(deadlinePassed(start)).as("initial assignment").isFalse();
+        onPoll(wa, a.poll(POLL));
+        onPoll(wb, b.poll(POLL));
+      }
+      assertThat(wa.assignedPartitions()).isEqualTo(a.assignment());
+      assertThat(wb.assignedPartitions()).isEqualTo(b.assignment());
+
+      long consumed = 0;
+      boolean bOpen = true;
+      for (int i = 0; i < ticks; i++) {
+        List<Event> batch =
+            new Feed().append(ALL, base + i * tick, base + (i + 1) * tick, 250, 100 + i).events();
+        Feed.produce(broker.bootstrapServers(), topic, batch);
+        produced.addAll(batch);
+        start = System.nanoTime();
+        while (consumed < produced.size()) {
+          assertThat(deadlinePassed(start)).as("tick %d", i).isFalse();
+          consumed += onPoll(wa, a.poll(POLL));
+          write("a", wa.pollFinalized(), sink, written);
+          a.commitSync(wa.committableOffsets());
+          if (bOpen) {
+            consumed += onPoll(wb, b.poll(POLL));
+            write("b", wb.pollFinalized(), sink, written);
+            b.commitSync(wb.committableOffsets());
+          }
+        }
+        if (i == ticks / 2) {
+          // B leaves for good: close its windows, write the partials, commit, leave the group.
+          Set<TopicPartition> moving = wb.assignedPartitions();
+          wb.finishAll();
+          write("b", wb.pollFinalized(), sink, written);
+          b.commitSync(wb.committableOffsets());
+          b.unsubscribe();
+          bOpen = false;
+          assertThat(wb.assignedPartitions()).isEmpty();
+          for (TopicPartition tp : moving) {
+            assertThat(wb.frontier(tp)).isEqualTo(Long.MIN_VALUE);
+          }
+          start = System.nanoTime();
+          while (a.assignment().size() != PARTITIONS) {
+            assertThat(deadlinePassed(start)).as("reassignment").isFalse();
+            consumed += onPoll(wa, a.poll(POLL));
+            write("a", wa.pollFinalized(), sink, written);
+            a.commitSync(wa.committableOffsets());
+          }
+          assertThat(wa.assignedPartitions()).containsAll(moving);
+          removedFromA.addAll(moving);
+        }
+      }
+      wa.finishAll();
+      write("a", wa.pollFinalized(), sink, written);
+      assertThat(wa.stats().late()).as("late at A").isZero();
+      assertThat(wb.stats().late()).as("late at B").isZero();
+      assertThat(wa.stats().accepted() + wb.stats().accepted()).isEqualTo(produced.size());
+    }
+    assertThat(removedFromA).isNotEmpty();
+    assertThat(sink).isEqualTo(Feed.truth(produced, WINDOW));
+  }
+
+  /** Adds partial results to the sink; one instance never writes a (window, key) twice. */
+  static void write(
+      String instance,
+      List<WindowResult<String, Long>> results,
+      TreeMap<Long, TreeMap<String, Long>> sink,
+      Set<String> written) {
+    for (WindowResult<String, Long> r : results) {
+      assertThat(written.add(instance + "/" + r.start() + "/" + r.key()))
+          .as("%s wrote window %d key %s twice", instance, r.start(), r.key())
+          .isTrue();
+      sink.computeIfAbsent(r.start(), s -> new TreeMap<>()).merge(r.key(), r.value(), Long::sum);
+    }
+  }
+
+  /**
+   * Overnight, with a {@link ManualClock} driving the library while the broker is real: partitions
+   * 3-5 go silent (they stop holding windows back once idle), then everything is quiet and the last
+   * window closes through the quiet-period advance, not before {@code end + allowedLateness}.
+   */
+  @Test
+  void overnightSilentPartitionsStopHoldingAndTheLastWindowClosesThroughTheQuietAdvance() {
+    String topic = "overnight";
+    broker.createTopic(topic, PARTITIONS);
+    Instant start = Instant.parse("2026-03-02T22:00:00Z");
+    long base = start.toEpochMilli();
+    ManualClock clock = new ManualClock(start);
+    List<Event> produced = new ArrayList<>();
+    TreeMap<Long, TreeMap<String, Long>> results = new TreeMap<>();
+    Map<Long, Long> closedAtWall = new HashMap<>();
+    long minute = Duration.ofMinutes(1).toMillis();
+    try (KafkaConsumer<String, String> consumer =
+        Feed.consumer(broker.bootstrapServers(), "overnight", Map.of())) {
+      KafkaWindows<String, Long, Long> windows =
+          windowsBuilder()
+              .consumer(consumer)
+              .clock(clock)
+              .quietAdvanceAfter(Duration.ofSeconds(90))
+              .build();
+      consumer.subscribe(List.of(topic), windows.rebalanceListener());
+      long consumed = 0;
+      // 20 minutes live: all six partitions for 10, then only 0-2 (3-5 go silent for the night).
+      for (int m = 0; m < 20; m++) {
+        int[] live = m < 10 ? ALL : new int[] {0, 1, 2};
+        List<Event> batch =
+            new Feed().append(live, base + m * minute, base + (m + 1) * minute, 500, m).events();
+        Feed.produce(broker.bootstrapServers(), topic, batch);
+        produced.addAll(batch);
+        clock.advance(Duration.ofMinutes(1));
+        long t0 = System.nanoTime();
+        while (consumed < produced.size()) {
+          assertThat(deadlinePassed(t0)).as("minute %d", m).isFalse();
+          consumed += onPoll(windows, consumer.poll(POLL));
+          collectClosed(windows.pollFinalized(), results, closedAtWall, clock);
+        }
+      }
+      long lastEnd = base + 20 * minute;
+      assertThat(closedAtWall)
+          .as("windows after 3-5 went silent were closed while 0-2 still delivered")
+          .containsKey(base + 10 * minute);
+      assertThat(closedAtWall).doesNotContainKey(base + 15 * minute); // the last window
+      assertThat(windows.quietAdvances()).isZero();
+      // Everything is quiet: the clock runs on, the consumer keeps polling empty.
+      long t0 = System.nanoTime();
+      while (!closedAtWall.containsKey(base + 15 * minute)) {
+        assertThat(deadlinePassed(t0)).isFalse();
+        assertThat(clock.wallMillis()).isLessThan(lastEnd + Duration.ofMinutes(10).toMillis());
+        clock.advance(Duration.ofSeconds(10));
+        onPoll(windows, consumer.poll(Duration.ofMillis(20)));
+        collectClosed(windows.pollFinalized(), results, closedAtWall, clock);
+      }
+      assertThat(windows.quietAdvances()).isPositive();
+      assertThat(closedAtWall.get(base + 15 * minute))
+          .as("the last window closes at end + allowedLateness, not before")
+          .isGreaterThanOrEqualTo(lastEnd + LATENESS_MILLIS)
+          .isLessThan(lastEnd + LATENESS_MILLIS + Duration.ofSeconds(20).toMillis());
+      assertThat(windows.stats().late()).isZero();
+    }
+    assertThat(results).isEqualTo(Feed.truth(produced, WINDOW));
+  }
+
+  static void collectClosed(
+      List<WindowResult<String, Long>> closed,
+      TreeMap<Long, TreeMap<String, Long>> into,
+      Map<Long, Long> closedAtWall,
+      ManualClock clock) {
+    for (WindowResult<String, Long> r : closed) {
+      closedAtWall.putIfAbsent(r.start(), clock.wallMillis());
+    }
+    collect(closed, into);
+  }
+
+  /**
+   * A consumer writes finalized windows to a sink and commits, then crashes (no clean close, after
+   * writing but before committing); a new one seeds from the sink and continues. Redelivered
+   * records of written windows are late, no written window is overwritten, the sink ends equal to
+   * the truth.
+   */
+  @Test
+  void restartSeedsFromTheSinkSoRedeliveredRecordsOfWrittenWindowsAreLate() {
+    String topic = "restart";
+    broker.createTopic(topic, PARTITIONS);
+    long base = backlogStart();
+    Feed feed = new Feed().append(ALL, base, base + Duration.ofMinutes(40).toMillis(), 250, 7);
+    Feed.produce(broker.bootstrapServers(), topic, feed.events());
+    int total = feed.events().size();
+    List<TopicPartition> all = partitions(topic, ALL);
+    TreeMap<Long, TreeMap<String, Long>> sink = new TreeMap<>();
+    Set<String> written = new HashSet<>();
+
+    KafkaConsumer<String, String> first =
+        Feed.consumer(broker.bootstrapServers(), "restart", SMALL_FETCHES);
+    KafkaWindows<String, Long, Long> w1 = windowsBuilder().consumer(first).build();
+    first.assign(all);
+    w1.rebalanceListener().onPartitionsAssigned(all); // assign(): tell the driver ourselves
+    long consumed = 0;
+    long start = System.nanoTime();
+    while (true) {
+      assertThat(deadlinePassed(start)).isFalse();
+      consumed += onPoll(w1, first.poll(POLL));
+      List<WindowResult<String, Long>> results = w1.pollFinalized();
+      write("job", results, sink, written);
+      if (consumed > total / 2 && !results.isEmpty()) {
+        break; // crash: written, not committed, no close
+      }
+      first.commitSync(w1.committableOffsets());
+    }
+    assertThat(consumed).isLessThan(total);
+    long newestWrittenEnd = sink.lastKey() + WINDOW;
+
+    List<Long> lateWindowEnds = new ArrayList<>();
+    TreeMap<Long, TreeMap<String, Long>> continued = new TreeMap<>();
+    try (KafkaConsumer<String, String> second =
+        Feed.consumer(broker.bootstrapServers(), "restart", Map.of())) {
+      KafkaWindows<String, Long, Long> w2 =
+          windowsBuilder()
+              .consumer(second)
+              .lateEventHandler((src, t, end, wm, key, value) -> lateWindowEnds.add(end))
+              .build();
+      second.assign(all);
+      w2.rebalanceListener().onPartitionsAssigned(all);
+      assertThat(w2.seedWatermark(newestWrittenEnd)).isEqualTo(newestWrittenEnd);
+      Map<TopicPartition, Long> endOffsets = second.endOffsets(all);
+      start = System.nanoTime();
+      while (!atEnd(second, endOffsets)) {
+        assertThat(deadlinePassed(start)).isFalse();
+        onPoll(w2, second.poll(POLL));
+        List<WindowResult<String, Long>> results = w2.pollFinalized();
+        write("job", results, sink, written); // fails if a written window is written again
+        collect(results, continued);
+        second.commitSync(w2.committableOffsets());
+      }
+      w2.finishAll();
+      List<WindowResult<String, Long>> results = w2.pollFinalized();
+      write("job", results, sink, written);
+      collect(results, continued);
+      assertThat(w2.stats().late()).as("redelivered records of written windows").isPositive();
+      assertThat(lateWindowEnds)
+          .allSatisfy(end -> assertThat(end).isLessThanOrEqualTo(newestWrittenEnd));
+      assertThat(continued.firstKey()).isGreaterThanOrEqualTo(newestWrittenEnd);
+    } finally {
+      first.close(CloseOptions.timeout(Duration.ZERO));
+    }
+    assertThat(sink).isEqualTo(Feed.truth(feed.events(), WINDOW));
+  }
+
+  /**
+   * Alignment with {@code maxDrift}: the fast partitions are paused and resumed, peak open windows
+   * stay well below the same run without alignment, and no partition is left paused.
+   */
+  @Test
+  void alignmentPausesFastPartitionsBoundsOpenWindowsAndLeavesNonePaused() {
+    String topic = "alignment";
+    broker.createTopic(topic, PARTITIONS);
+    long base = backlogStart();
+    Feed feed = new Feed().append(ALL, base, base + Duration.ofMinutes(40).toMillis(), 250, 3);
+    Feed.produce(broker.bootstrapServers(), topic, feed.events());
+    TreeMap<Long, TreeMap<String, Long>> truth = Feed.truth(feed.events(), WINDOW);
+
+    Run unaligned = runSkewed(topic, "unaligned", null, feed.events().size());
+    Run aligned = runSkewed(topic, "aligned", Duration.ofMinutes(5), feed.events().size());
+
+    assertThat(unaligned.pauses).isZero();
+    assertThat(aligned.pauses).isPositive();
+    assertThat(aligned.resumes).isEqualTo(aligned.pauses);
+    assertThat(aligned.leftPaused).isEmpty();
+    assertThat(aligned.peakOpenWindows)
+        .as("peak open windows, aligned vs unaligned %d", unaligned.peakOpenWindows)
+        .isLessThan(unaligned.peakOpenWindows);
+    assertThat(aligned.late).isZero();
+    assertThat(unaligned.late).isZero();
+    assertThat(aligned.results).isEqualTo(truth);
+    assertThat(unaligned.results).isEqualTo(truth);
+  }
+
+  record Run(
+      long peakOpenWindows,
+      long pauses,
+      long resumes,
+      long late,
+      Set<TopicPartition> leftPaused,
+      TreeMap<Long, TreeMap<String, Long>> results) {}
+
+  /** Drains the backlog, holding partitions 3-5 back for 25 polls once all six have delivered. */
+  static Run runSkewed(String topic, String group, Duration maxDrift, int total) {
+    TreeMap<Long, TreeMap<String, Long>> results = new TreeMap<>();
+    try (KafkaConsumer<String, String> consumer =
+        Feed.consumer(broker.bootstrapServers(), group, SMALL_FETCHES)) {
+      KafkaWindows.Builder<Long, Long> builder = windowsBuilder().consumer(consumer);
+      if (maxDrift != null) {
+        builder.maxDrift(maxDrift);
+      }
+      KafkaWindows<String, Long, Long> windows = builder.build();
+      consumer.subscribe(List.of(topic), windows.rebalanceListener());
+      List<TopicPartition> slow = partitions(topic, 3, 4, 5);
+      Set<Integer> delivered = new HashSet<>();
+      int heldPolls = -1;
+      long peak = 0;
+      long consumed = 0;
+      long start = System.nanoTime();
+      while (consumed < total) {
+        assertThat(deadlinePassed(start)).as("%s consumed %d", group, consumed).isFalse();
+        ConsumerRecords<String, String> records = consumer.poll(POLL);
+        for (ConsumerRecord<String, String> r : records) {
+          delivered.add(r.partition());
+        }
+        consumed += onPoll(windows, records);
+        peak = Math.max(peak, windows.stats().openWindows());
+        collect(windows.pollFinalized(), results);
+        if (heldPolls < 0 && delivered.size() == PARTITIONS) {
+          consumer.pause(slow);
+          heldPolls = 0;
+        } else if (heldPolls >= 0 && heldPolls < 25 && ++heldPolls == 25) {
+          consumer.resume(slow);
+        }
+      }
+      Set<TopicPartition> leftPaused = consumer.paused();
+      windows.finishAll();
+      collect(windows.pollFinalized(), results);
+      return new Run(
+          peak, windows.pauses(), windows.resumes(), windows.stats().late(), leftPaused, results);
+    }
+  }
+
+  static boolean drained(KafkaConsumer<String, String> consumer, List<TopicPartition> tps) {
+    return atEnd(consumer, consumer.endOffsets(tps));
+  }
+
+  static boolean atEnd(KafkaConsumer<String, String> consumer, Map<TopicPartition, Long> ends) {
+    return ends.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue());
+  }
+
+  static long skew(KafkaWindows<String, Long, Long> windows, List<TopicPartition> tps) {
+    List<Long> frontiers = tps.stream().map(windows::frontier).collect(Collectors.toList());
+    if (frontiers.contains(Long.MIN_VALUE)) {
+      return 0;
+    }
+    return frontiers.stream().mapToLong(Long::longValue).max().orElse(0)
+        - frontiers.stream().mapToLong(Long::longValue).min().orElse(0);
+  }
+}
