@@ -4,6 +4,7 @@ import io.github.lowwater.CachedClock;
 import io.github.lowwater.Clock;
 import io.github.lowwater.WatermarkTracker;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -46,6 +47,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *       the mailbox does) every generator's {@code onPeriodicEmit} runs and the multiplexer
  *       combines. Cheap per event, but its watermark is up to 200 ms stale.
  * </ul>
+ *
+ * <p>{@code keyLookupOnly} is a diagnostic, not a contender: the {@code HashMap.get} of the source
+ * key alone.
  *
  * <p>Lowwater and the scan look the source up by key ({@link TopicPartitionKey}) on every event, as
  * their APIs take a key; Flink's source operator holds each split's output, so its contenders index
@@ -213,6 +217,30 @@ public class WatermarkBenchmark {
       multiplexer.onPeriodicEmit();
       periodicEmits++;
     }
+  }
+
+  /**
+   * Diagnostic, not a contender: only the {@code HashMap.get} of the source key that Lowwater and
+   * the scan pay on every event, to size its share of their cost.
+   */
+  @State(Scope.Thread)
+  public static class Lookup {
+    HashMap<Object, Object> bySource;
+
+    @Setup(Level.Trial)
+    public void setUp(Input input) {
+      bySource = new HashMap<>();
+      for (TopicPartitionKey key : input.sourceKeys) {
+        bySource.put(key, new long[1]);
+      }
+    }
+  }
+
+  @Benchmark
+  public Object keyLookupOnly(Input in, Lookup s) {
+    long c = in.counter++;
+    int i = (int) c & Feed.MASK;
+    return s.bySource.get(in.sourceKeys[in.source[i]]);
   }
 
   @Benchmark
