@@ -1,5 +1,6 @@
 package io.github.lowwater.examples;
 
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 
@@ -10,6 +11,8 @@ import java.util.List;
  * mvn -B -q install -DskipTests &amp;&amp; mvn -B -q -f examples compile exec:java
  * ... -Dexec.args="--in-memory"                      replay the catch-up in memory, no broker
  * ... -Dexec.args="--bootstrap-servers host:9092"    use a real cluster instead of the in-process one
+ * ... -Dexec.args="--svg chart.svg"                  where to write the chart
+ *                                                    (default examples/target/lowwater-demo.svg)
  * </pre>
  */
 public final class Demo {
@@ -29,6 +32,20 @@ public final class Demo {
           "usage: Demo [--in-memory | --bootstrap-servers <host:port,...>] [--svg <file>]");
       return;
     }
-    InMemoryDemo.run(System.out);
+    if (list.contains("--in-memory")) {
+      InMemoryDemo.run(System.out);
+      return;
+    }
+    int i = list.indexOf("--bootstrap-servers");
+    String bootstrap = i >= 0 && i + 1 < list.size() ? list.get(i + 1) : null;
+    if (i >= 0 && bootstrap == null) {
+      throw new IllegalArgumentException("--bootstrap-servers needs a value: host:port,...");
+    }
+    int s = list.indexOf("--svg");
+    Path svg =
+        s >= 0 && s + 1 < list.size()
+            ? Path.of(list.get(s + 1))
+            : Path.of(System.getProperty("lowwater.demo.out", "."), "lowwater-demo.svg");
+    BrokerDemo.run(bootstrap, svg, System.out);
   }
 }

@@ -14,7 +14,11 @@ final class Report {
       DateTimeFormatter.ofPattern("HH:mm").withZone(ZoneOffset.UTC);
 
   /** One consumer's results: its late-event count and its windows (start to key to count). */
-  record Column(String name, long late, TreeMap<Long, TreeMap<String, Long>> windows) {
+  record Column(String name, long late, TreeMap<Long, TreeMap<String, Long>> windows, String lag) {
+
+    Column(String name, long late, TreeMap<Long, TreeMap<String, Long>> windows) {
+      this(name, late, windows, null);
+    }
 
     int windowsEqualToTruth(TreeMap<Long, TreeMap<String, Long>> truth) {
       int equal = 0;
@@ -55,6 +59,9 @@ final class Report {
         "windows equal to the truth",
         a.windowsEqualToTruth(truth) + "/" + truth.size(),
         b.windowsEqualToTruth(truth) + "/" + truth.size());
+    if (a.lag() != null && b.lag() != null) {
+      out.printf("%-28s %22s %14s%n", "max watermark lag", a.lag(), b.lag());
+    }
     out.println();
     out.printf("%-13s %10s %22s %14s%n", "window (UTC)", "produced", a.name(), b.name());
     for (Map.Entry<Long, TreeMap<String, Long>> e : truth.entrySet()) {

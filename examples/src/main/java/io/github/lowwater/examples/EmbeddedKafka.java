@@ -1,0 +1,161 @@
+package io.github.lowwater.examples;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Properties;
+import java.util.stream.Stream;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.apache.kafka.server.common.Feature;
+import org.apache.kafka.server.common.MetadataVersion;
+
+/**
+ * A real single-node Kafka broker in this JVM: KRaft, combined broker and controller on 127.0.0.1
+ * with free ports, its log directory formatted first. Started once per test JVM ({@link #get()})
+ * and stopped by a shutdown hook; ready in a few seconds.
+ */
+final class EmbeddedKafka implements AutoCloseable {
+
+  private static EmbeddedKafka shared;
+
+  private final Path logDir;
+  private final KafkaRaftServer server;
+  private final String bootstrapServers;
+
+  /** Returns the broker of this JVM, starting it on first use. */
+  static synchronized EmbeddedKafka get() {
+    if (shared == null) {
+      shared = start();
+      EmbeddedKafka broker = shared;
+      Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "embedded-kafka-stop"));
+    }
+    return shared;
+  }
+
+  private EmbeddedKafka(Path logDir, KafkaRaftServer server, String bootstrapServers) {
+    this.logDir = logDir;
+    this.server = server;
+    this.bootstrapServers = bootstrapServers;
+  }
+
+  static EmbeddedKafka start() {
+    try {
+      Path logDir = Files.createTempDirectory("lowwater-kafka-");
+      int brokerPort = freePort();
+      int controllerPort = freePort();
+      Properties props = new Properties();
+      props.put("process.roles", "broker,controller");
+      props.put("node.id", "1");
+      props.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+      props.put(
+          "listeners",
+          "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+      props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+      props.put("controller.listener.names", "CONTROLLER");
+      props.put("inter.broker.listener.name", "PLAINTEXT");
+      props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+      props.put("log.dirs", logDir.toString());
+      props.put("offsets.topic.replication.factor", "1");
+      props.put("offsets.topic.num.partitions", "1");
+      props.put("transaction.state.log.replication.factor", "1");
+      props.put("transaction.state.log.min.isr", "1");
+      props.put("share.coordinator.state.topic.replication.factor", "1");
+      props.put("share.coordinator.state.topic.min.isr", "1");
+      props.put("group.initial.rebalance.delay.ms", "0");
+      props.put("group.consumer.heartbeat.interval.ms", "500");
+      props.put("group.consumer.min.heartbeat.interval.ms", "500");
+      props.put("auto.create.topics.enable", "false");
+      props.put("num.network.threads", "2");
+      props.put("num.io.threads", "2");
+      props.put("background.threads", "2");
+      props.put("log.cleaner.enable", "false");
+      KafkaConfig config = KafkaConfig.fromProps(props, false);
+
+      new Formatter()
+          .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
+          .setClusterId(Uuid.randomUuid().toString())
+          .setNodeId(1)
+          .addDirectory(logDir.toString())
+          .setMetadataLogDirectory(logDir.toString())
+          .setControllerListenerName("CONTROLLER")
+          .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
+          .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
+          .run();
+
+      KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
+      server.startup();
+      EmbeddedKafka broker = new EmbeddedKafka(logDir, server, "127.0.0.1:" + brokerPort);
+      broker.awaitReady(Duration.ofSeconds(60));
+      return broker;
+    } catch (Exception e) {
+      throw new IllegalStateException("could not start the in-process Kafka broker", e);
+    }
+  }
+
+  String bootstrapServers() {
+    return bootstrapServers;
+  }
+
+  /** Creates a topic with the given number of partitions and waits until it exists. */
+  void createTopic(String name, int partitions) {
+    try (Admin admin = admin()) {
+      admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
+    } catch (Exception e) {
+      throw new IllegalStateException("could not create topic " + name, e);
+    }
+  }
+
+  Admin admin() {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    return Admin.create(p);
+  }
+
+  private void awaitReady(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    Exception last = null;
+    while (System.nanoTime() < deadline) {
+      try (Admin admin = admin()) {
+        if (!admin.describeCluster().nodes().get().isEmpty()) {
+          return;
+        }
+      } catch (Exception e) {
+        last = e;
+      }
+      Thread.sleep(100); // polling with a deadline
+    }
+    throw new IllegalStateException("broker not ready after " + timeout, last);
+  }
+
+  @Override
+  public void close() {
+    server.shutdown();
+    server.awaitShutdown();
+    try (Stream<Path> paths = Files.walk(logDir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      s.setReuseAddress(true);
+      return s.getLocalPort();
+    }
+  }
+}
