@@ -1,0 +1,142 @@
+package io.github.lowwater.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.lowwater.ManualClock;
+import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.window.Aggregators;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/** Argument checks and the broker-free behaviour of {@link KafkaWindows}. */
+class KafkaWindowsBuilderTest {
+
+  static KafkaWindows.Builder<Long, Long> builder() {
+    return KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.sumLong());
+  }
+
+  @Test
+  void argumentChecksNameTheParameterAndTheValue() {
+    assertThatThrownBy(() -> builder().maxDrift(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("maxDrift must be > 0: PT0S");
+    assertThatThrownBy(() -> builder().quietAdvanceAfter(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("quietAdvanceAfter must be > 0: PT-1S");
+    assertThatThrownBy(() -> builder().quietAdvanceMaxLag(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("quietAdvanceMaxLag must be >= 0: PT-1S");
+    assertThatThrownBy(() -> builder().allowedLateness(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("allowedLateness must be >= 0: PT-1S");
+    assertThatThrownBy(() -> builder().idleTimeout(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("idleTimeout must be > 0: PT0S");
+    assertThatThrownBy(() -> builder().clock(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("clock");
+    assertThatThrownBy(() -> KafkaWindows.builder(Duration.ZERO, Aggregators.sumLong()))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void settingAnOptionTwiceIsRejected() {
+    KafkaWindows.Builder<Long, Long> b = builder().quietAdvanceAfter(Duration.ofSeconds(30));
+    assertThatThrownBy(() -> b.quietAdvanceAfter(Duration.ofSeconds(60)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("quietAdvanceAfter was already set");
+  }
+
+  @Test
+  void maxDriftNeedsTheConsumerAndAtLeastTheAllowedLateness() {
+    assertThatThrownBy(() -> builder().maxDrift(Duration.ofMinutes(10)).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("consumer");
+  }
+
+  /** The commit offsets hold back the oldest record of each window not yet returned. */
+  @Test
+  void committableOffsetsHoldTheOldestRecordOfEachUnreturnedWindow() {
+    ManualClock clock = new ManualClock();
+    KafkaWindows<String, Long, Long> windows =
+        builder().allowedLateness(Duration.ZERO).clock(clock).build();
+    TopicPartition p0 = new TopicPartition("t", 0);
+    TopicPartition p1 = new TopicPartition("t", 1);
+    windows.rebalanceListener().onPartitionsAssigned(List.of(p0, p1));
+    long min = 60_000;
+    windows.onPoll(
+        records(
+            record(p0, 10, 1 * min),
+            record(p0, 11, 6 * min),
+            record(p1, 20, 2 * min),
+            record(p1, 21, 7 * min)),
+        ConsumerRecord::key,
+        r -> 1L);
+    // Watermark = min(6, 7) min: window [0, 5) is finalized but not returned yet.
+    assertThat(windows.watermark()).isEqualTo(6 * min);
+    assertThat(windows.committableOffsets())
+        .isEqualTo(Map.of(p0, new OffsetAndMetadata(10), p1, new OffsetAndMetadata(20)));
+    assertThat(windows.pollFinalized()).hasSize(1);
+    assertThat(windows.committableOffsets())
+        .isEqualTo(Map.of(p0, new OffsetAndMetadata(11), p1, new OffsetAndMetadata(21)));
+  }
+
+  /**
+   * Regression: an eager rebalance revokes every partition at once; removing the slowest first
+   * raised the watermark to the next-slowest partition and made the slowest one's records late
+   * after re-assignment (seen on the real broker in the catch-up scenario).
+   */
+  @Test
+  void revokingEveryPartitionAtOnceDoesNotRaiseTheWatermark() {
+    ManualClock clock = new ManualClock();
+    KafkaWindows<String, Long, Long> windows =
+        builder().allowedLateness(Duration.ZERO).clock(clock).build();
+    TopicPartition slow = new TopicPartition("t", 0);
+    TopicPartition fast = new TopicPartition("t", 1);
+    windows.rebalanceListener().onPartitionsAssigned(List.of(slow, fast));
+    windows.onPoll(
+        records(record(slow, 0, 60_000), record(fast, 0, 40 * 60_000)),
+        ConsumerRecord::key,
+        r -> 1L);
+    long before = windows.watermark();
+    windows.rebalanceListener().onPartitionsRevoked(List.of(slow, fast));
+    assertThat(windows.watermark()).isEqualTo(before);
+    assertThat(windows.assignedPartitions()).isEmpty();
+    assertThat(windows.frontier(slow)).isEqualTo(WatermarkTracker.NO_WATERMARK);
+  }
+
+  static ConsumerRecord<String, String> record(TopicPartition tp, long offset, long timestamp) {
+    return new ConsumerRecord<>(
+        tp.topic(),
+        tp.partition(),
+        offset,
+        timestamp,
+        org.apache.kafka.common.record.TimestampType.CREATE_TIME,
+        0,
+        0,
+        "k",
+        "v",
+        new org.apache.kafka.common.header.internals.RecordHeaders(),
+        java.util.Optional.empty());
+  }
+
+  @SafeVarargs
+  static ConsumerRecords<String, String> records(ConsumerRecord<String, String>... rs) {
+    Map<TopicPartition, List<ConsumerRecord<String, String>>> byPartition =
+        new java.util.LinkedHashMap<>();
+    for (ConsumerRecord<String, String> r : rs) {
+      byPartition
+          .computeIfAbsent(
+              new TopicPartition(r.topic(), r.partition()), k -> new java.util.ArrayList<>())
+          .add(r);
+    }
+    return new ConsumerRecords<>(byPartition, Map.of());
+  }
+}
