@@ -71,8 +71,8 @@ import org.slf4j.LoggerFactory;
  *       active partition (whose frontier is at most {@code allowedLateness} ahead of the watermark)
  *       is never paused and the watermark always progresses: either the slowest partition delivers
  *       or it goes idle and leaves the minimum. A paused partition is therefore never left paused
- *       because the others look idle (FLINK-40093). Partitions are not paused while there is no
- *       watermark yet.
+ *       because the others look idle (FLINK-40093). While an assigned partition has not delivered
+ *       yet (no watermark), the others are aligned on the watermark they would make without it.
  * </ol>
  *
  * <h2>Commits: at least once, never counted twice</h2>
@@ -131,6 +131,7 @@ public final class KafkaWindows<K, V, R> {
   private final CachedClock clock;
   private final Consumer<?, ?> consumer;
   private final long maxDriftMillis;
+  private final long allowedLatenessMillis;
   private final long quietAdvanceAfterNanos;
   private final long quietAdvanceMaxLagMillis;
 
@@ -155,6 +156,7 @@ public final class KafkaWindows<K, V, R> {
     this.clock = new CachedClock(builder.clock != null ? builder.clock : Clock.system());
     this.consumer = builder.consumer;
     this.maxDriftMillis = builder.maxDriftMillis;
+    this.allowedLatenessMillis = builder.allowedLatenessMillis();
     this.quietAdvanceAfterNanos = builder.quietAdvanceAfterNanos();
     this.quietAdvanceMaxLagMillis = builder.quietAdvanceMaxLagMillis();
     TumblingWindows.Builder<V, R> wb =
@@ -486,7 +488,19 @@ public final class KafkaWindows<K, V, R> {
   private void align(Set<TopicPartition> pausedNow) {
     long watermark = windows.watermark();
     if (watermark == WatermarkTracker.NO_WATERMARK) {
-      return;
+      // An assigned partition has not delivered yet: align the others on the watermark they
+      // would make without it, so that they cannot run away meanwhile.
+      long slowest = Long.MAX_VALUE;
+      for (TopicPartition tp : assigned.keySet()) {
+        long frontier = windows.frontier(tp);
+        if (frontier != WatermarkTracker.NO_WATERMARK) {
+          slowest = Math.min(slowest, frontier);
+        }
+      }
+      if (slowest == Long.MAX_VALUE) {
+        return;
+      }
+      watermark = TimeMath.saturatedSubtract(slowest, allowedLatenessMillis);
     }
     List<TopicPartition> toPause = null;
     List<TopicPartition> toResume = null;

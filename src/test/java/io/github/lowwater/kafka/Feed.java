@@ -58,7 +58,10 @@ final class Feed {
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
-    p.put(ProducerConfig.ACKS_CONFIG, "1");
+    // Idempotent (acks=all): a retry after a leadership change must neither reorder a partition's
+    // records nor duplicate them, or the ground truth and the in-order premise would not hold.
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     return new KafkaProducer<>(p);
   }
 
