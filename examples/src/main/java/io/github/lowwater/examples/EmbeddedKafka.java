@@ -114,6 +114,22 @@ final class EmbeddedKafka implements AutoCloseable {
   void createTopic(String name, int partitions) {
     try (Admin admin = admin()) {
       admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
+      // Wait until every partition has a leader: producing earlier meets NOT_LEADER_OR_FOLLOWER,
+      // and the retries of an idempotent producer can then fail on sequence numbers.
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!admin
+          .describeTopics(List.of(name))
+          .allTopicNames()
+          .get()
+          .get(name)
+          .partitions()
+          .stream()
+          .allMatch(p -> p.leader() != null && p.leader().id() >= 0)) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("no leader for every partition of " + name);
+        }
+        Thread.sleep(50); // polling with a deadline
+      }
     } catch (Exception e) {
       throw new IllegalStateException("could not create topic " + name, e);
     }
