@@ -195,9 +195,13 @@ public final class WatermarkTracker {
    * watermark is recorded like any other: it counts as activity of its source and never lowers the
    * watermark.
    *
+   * <p>*
+   *
    * <p>With a {@linkplain Builder#maxFutureSkew future-timestamp guard}, an event more than {@code
-   * maxFutureSkew} ahead of {@code clock.wallMillis()} counts as activity only: it does not move
-   * the frontier and is counted in {@link #futureEvents()}.
+   * maxFutureSkew} ahead of {@code clock.wallMillis()} is only counted ({@link #futureEvents()}):
+   * it neither moves the frontier nor counts as activity, so a source that sends nothing else goes
+   * idle instead of holding the watermark. An unknown source is still registered (idle) so that its
+   * count is kept.
    *
    * @param source the source, for example a Kafka {@code TopicPartition}; compared with {@code
    *     equals}
@@ -214,15 +218,16 @@ public final class WatermarkTracker {
     if (maxFutureSkewMillis != NO_FUTURE_GUARD && isBeyondFutureGuard(eventTimeMillis)) {
       s.futureEvents++;
       FUTURE_EVENTS.setRelease(this, futureEvents + 1);
-    } else {
-      if (eventTimeMillis > s.frontier) {
-        s.frontier = eventTimeMillis;
-      }
-      if (strategy == WatermarkStrategy.BOUNDED_OUT_OF_ORDERNESS) {
-        long c = TimeMath.saturatedSubtract(eventTimeMillis, allowedLatenessMillis);
-        if (c > s.contribution) {
-          s.contribution = c; // the heap key catches up lazily, see settleRoot()
-        }
+      evaluate(now); // not activity: a source that only sends such events goes idle
+      return;
+    }
+    if (eventTimeMillis > s.frontier) {
+      s.frontier = eventTimeMillis;
+    }
+    if (strategy == WatermarkStrategy.BOUNDED_OUT_OF_ORDERNESS) {
+      long c = TimeMath.saturatedSubtract(eventTimeMillis, allowedLatenessMillis);
+      if (c > s.contribution) {
+        s.contribution = c; // the heap key catches up lazily, see settleRoot()
       }
     }
     active(s, now);
@@ -1026,11 +1031,11 @@ public final class WatermarkTracker {
     }
 
     /**
-     * Turns on the future-timestamp guard: an event more than {@code maxFutureSkew} ahead of {@code
-     * clock.wallMillis()} (strictly greater than {@code wall + maxFutureSkew}) counts as activity
-     * of its source but does not move its frontier, so one device with a fast clock cannot make a
-     * whole fleet's data late. Such events are counted ({@link #futureEvents()}). Off by default;
-     * costs one wall-clock read per event when on.
+     * * Turns on the future-timestamp guard: an event more than {@code maxFutureSkew} ahead of
+     * {@code clock.wallMillis()} (strictly greater than {@code wall + maxFutureSkew}) neither moves
+     * its source's frontier nor counts as its activity, so one device with a fast clock can neither
+     * make a whole fleet's data late nor hold the watermark. Such events are counted ({@link
+     * #futureEvents()}). Off by default; costs one wall-clock read per event when on.
      *
      * @param maxFutureSkew how far ahead of the wall clock an event may be, {@code >= 0}
      * @return this builder

@@ -291,7 +291,8 @@ class WatermarkToolboxTest {
       t.observe("broken", now + Duration.ofDays(1).toMillis());
       t.remove("fleet");
       assertThat(t.watermark()).as("not a day ahead").isEqualTo(now - LATENESS);
-      assertThat(t.isActive("broken")).as("it still counts as activity").isTrue();
+      assertThat(t.isActive("broken")).as("future events are not activity").isFalse();
+      assertThat(t.knownSources()).isEqualTo(1);
     }
 
     @Test

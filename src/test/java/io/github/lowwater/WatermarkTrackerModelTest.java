@@ -244,6 +244,8 @@ class WatermarkTrackerModelTest {
       if (skewMillis >= 0 && t > TimeMath.saturatedAdd(clock.wallMillis(), skewMillis)) {
         s[FUTURE]++;
         futureEvents++;
+        evaluate(now);
+        return;
       } else {
         s[FRONTIER] = Math.max(s[FRONTIER], t);
         if (strategy == WatermarkStrategy.BOUNDED_OUT_OF_ORDERNESS) {
