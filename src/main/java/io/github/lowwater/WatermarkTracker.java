@@ -32,12 +32,17 @@ import org.slf4j.LoggerFactory;
  *       greater. An idle source is left out of the minimum until it is observed again; an event it
  *       then delivers behind the watermark is late (the documented price of not stalling on a quiet
  *       source).
- *   <li>The <em>candidate</em> is {@code min over active s of F(s) - allowedLateness}; there is
- *       none without an active source. The watermark is {@code max(previous watermark, candidate)}:
- *       it never moves backwards, and it is {@link #NO_WATERMARK} until the first candidate.
+ *   <li>The <em>contribution</em> C(s) of a source is {@code F(s) - allowedLateness} under the
+ *       default {@link WatermarkStrategy#BOUNDED_OUT_OF_ORDERNESS}, raised further by {@link
+ *       #punctuate} and {@link #lookahead}. The <em>candidate</em> is the minimum of C(s) over the
+ *       active sources; there is none without an active source. The watermark is {@code
+ *       max(previous watermark, candidate)}: it never moves backwards, and it is {@link
+ *       #NO_WATERMARK} until the first candidate. A watermark W asserts that every event still to
+ *       come has an event time {@code >= W}.
  *   <li>The watermark is re-evaluated (idleness included) by {@link #observe}, {@link #heartbeat},
- *       {@link #remove}, {@link #refresh}, {@link #advanceTo} and {@link #seed}, and nowhere else.
- *       Reading it has no side effect.
+ *       {@link #punctuate}, {@link #lookahead}, {@link #remove}, {@link #refresh}, {@link
+ *       #advanceTo} and {@link #seed}, and nowhere else. Reading it has no side effect. Timers due
+ *       at the new watermark fire at the end of the call that moved it.
  *   <li>{@link #advanceTo advanceTo(wall)} raises the watermark to at least {@code wall -
  *       allowedLateness}; {@link #seed seed(v)} raises it to at least {@code min(v,
  *       clock.wallMillis() - allowedLateness)}.
@@ -90,16 +95,32 @@ public final class WatermarkTracker {
     }
   }
 
+  private static final VarHandle FUTURE_EVENTS;
+
+  static {
+    try {
+      FUTURE_EVENTS =
+          MethodHandles.lookup().findVarHandle(WatermarkTracker.class, "futureEvents", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** {@link #maxFutureSkewMillis} when the future-timestamp guard is off. */
+  static final long NO_FUTURE_GUARD = Long.MAX_VALUE;
+
   private final long allowedLatenessMillis;
   private final long idleTimeoutNanos;
   private final Clock clock;
+  private final WatermarkStrategy strategy;
+  private final long maxFutureSkewMillis;
 
   /** Every known source, active or idle. */
   private final HashMap<Object, Source> sources = new HashMap<>();
 
   /**
    * A binary min-heap of the active sources, ordered by {@link Source#heapKey}, a lower bound of
-   * the source's frontier that is brought up to date only when the source reaches the root. See
+   * the source's contribution that is brought up to date only when the source reaches the root. See
    * {@link #settleRoot()}.
    */
   private Source[] heap = new Source[8];
@@ -121,6 +142,22 @@ public final class WatermarkTracker {
   /** The heap size, published for other threads. Written through ACTIVE_SOURCES. */
   private int activeSources;
 
+  /** Events beyond the future-timestamp guard, published through FUTURE_EVENTS. */
+  private long futureEvents;
+
+  /**
+   * Event-time timers: a binary min-heap over three parallel arrays, ordered by (time, sequence),
+   * so that registering a timer allocates nothing but array growth and ties fire in registration
+   * order.
+   */
+  private long[] timerTimes = new long[0];
+
+  private long[] timerSequences = new long[0];
+  private WatermarkTimer[] timerCallbacks = new WatermarkTimer[0];
+  private int timerCount;
+  private long timerSequence;
+  private boolean firingTimers;
+
   private WatermarkTracker(Builder builder) {
     this.allowedLatenessMillis =
         TimeMath.toMillisSaturated(
@@ -129,6 +166,12 @@ public final class WatermarkTracker {
         TimeMath.toNanosSaturated(
             builder.idleTimeout != null ? builder.idleTimeout : DEFAULT_IDLE_TIMEOUT);
     this.clock = builder.clock != null ? builder.clock : Clock.system();
+    this.strategy =
+        builder.strategy != null ? builder.strategy : WatermarkStrategy.BOUNDED_OUT_OF_ORDERNESS;
+    this.maxFutureSkewMillis =
+        builder.maxFutureSkew != null
+            ? TimeMath.toMillisSaturated(builder.maxFutureSkew)
+            : NO_FUTURE_GUARD;
     this.lastNowNanos = clock.monotonicNanos();
   }
 
@@ -146,10 +189,19 @@ public final class WatermarkTracker {
    * Records an event of {@code source} at {@code eventTimeMillis} and re-evaluates the watermark.
    *
    * <p>An unknown source is registered first. The source becomes (or stays) active as of now, its
-   * frontier becomes {@code max(F, eventTimeMillis)}, and the watermark is re-evaluated, which may
-   * also retire sources that have been silent for longer than the idle timeout. An event behind the
+   * frontier becomes {@code max(F, eventTimeMillis)}, its contribution rises according to the
+   * {@linkplain WatermarkStrategy strategy}, and the watermark is re-evaluated, which may also
+   * retire sources that have been silent for longer than the idle timeout. An event behind the
    * watermark is recorded like any other: it counts as activity of its source and never lowers the
    * watermark.
+   *
+   * <p>*
+   *
+   * <p>With a {@linkplain Builder#maxFutureSkew future-timestamp guard}, an event more than {@code
+   * maxFutureSkew} ahead of {@code clock.wallMillis()} is only counted ({@link #futureEvents()}):
+   * it neither moves the frontier nor counts as activity, so a source that sends nothing else goes
+   * idle instead of holding the watermark. An unknown source is still registered (idle) so that its
+   * count is kept.
    *
    * @param source the source, for example a Kafka {@code TopicPartition}; compared with {@code
    *     equals}
@@ -161,23 +213,95 @@ public final class WatermarkTracker {
     long now = now();
     Source s = sources.get(source);
     if (s == null) {
-      s = new Source(source);
-      sources.put(source, s);
+      s = newSource(source);
+    }
+    if (maxFutureSkewMillis != NO_FUTURE_GUARD && isBeyondFutureGuard(eventTimeMillis)) {
+      s.futureEvents++;
+      FUTURE_EVENTS.setRelease(this, futureEvents + 1);
+      evaluate(now); // not activity: a source that only sends such events goes idle
+      return;
+    }
+    if (eventTimeMillis > s.frontier) {
       s.frontier = eventTimeMillis;
-      activate(s, now);
-    } else {
-      if (eventTimeMillis > s.frontier) {
-        s.frontier = eventTimeMillis; // the heap key catches up lazily, see settleRoot()
-      }
-      if (s.heapIndex < 0) {
-        activate(s, now);
-        if (LOG.isDebugEnabled()) {
-          LOG.debug("source {} is active again at event time {}", source, eventTimeMillis);
-        }
-      } else {
-        touch(s, now);
+    }
+    if (strategy == WatermarkStrategy.BOUNDED_OUT_OF_ORDERNESS) {
+      long c = TimeMath.saturatedSubtract(eventTimeMillis, allowedLatenessMillis);
+      if (c > s.contribution) {
+        s.contribution = c; // the heap key catches up lazily, see settleRoot()
       }
     }
+    active(s, now);
+    evaluate(now);
+  }
+
+  /**
+   * A punctuation: {@code source} asserts its own watermark, for example from a heartbeat or marker
+   * record, that none of its events still to come is earlier than {@code watermarkMillis}. Its
+   * contribution rises to at least {@code watermarkMillis} (no lateness is subtracted: the source
+   * vouches for it), it becomes active as of now, and the watermark is re-evaluated. The frontier
+   * does not move: no event was seen. Works with every {@link WatermarkStrategy}; with {@link
+   * WatermarkStrategy#PUNCTUATED} it is the only thing that moves the watermark.
+   *
+   * @param source the source
+   * @param watermarkMillis the source's own watermark in epoch milliseconds
+   * @throws NullPointerException if {@code source} is null
+   */
+  public void punctuate(Object source, long watermarkMillis) {
+    Objects.requireNonNull(source, "source");
+    long now = now();
+    Source s = sources.get(source);
+    if (s == null) {
+      s = newSource(source);
+    }
+    if (watermarkMillis > s.contribution) {
+      s.contribution = watermarkMillis;
+    }
+    active(s, now);
+    evaluate(now);
+  }
+
+  /**
+   * Lookahead on a fetched batch: call it with the smallest and largest event time of the records
+   * of one source that a poll has just returned, before adding them one by one. Under bounded
+   * out-of-orderness every event still to come from the source is at or after {@code
+   * min(minEventTimeMillis, maxEventTimeMillis - allowedLateness)}, so the source's contribution
+   * rises to at least that; it becomes active as of now, and the watermark is re-evaluated. The
+   * frontier does not move until the events are observed.
+   *
+   * <p>It helps when a source is the slowest and its batch starts after its frontier minus the
+   * allowed lateness: an in-order source with a full batch then releases the watermark up to the
+   * batch's first event instead of {@code allowedLateness} behind the last one seen. It never makes
+   * an event of the batch, or a later in-order event, late.
+   *
+   * @param source the source
+   * @param minEventTimeMillis the smallest event time in the batch
+   * @param maxEventTimeMillis the largest event time in the batch
+   * @throws NullPointerException if {@code source} is null
+   * @throws IllegalArgumentException if {@code minEventTimeMillis > maxEventTimeMillis}; nothing
+   *     changes
+   */
+  public void lookahead(Object source, long minEventTimeMillis, long maxEventTimeMillis) {
+    Objects.requireNonNull(source, "source");
+    if (minEventTimeMillis > maxEventTimeMillis) {
+      throw new IllegalArgumentException(
+          "minEventTimeMillis must be <= maxEventTimeMillis: "
+              + minEventTimeMillis
+              + " > "
+              + maxEventTimeMillis);
+    }
+    long now = now();
+    Source s = sources.get(source);
+    if (s == null) {
+      s = newSource(source);
+    }
+    long c =
+        Math.min(
+            minEventTimeMillis,
+            TimeMath.saturatedSubtract(maxEventTimeMillis, allowedLatenessMillis));
+    if (c > s.contribution) {
+      s.contribution = c;
+    }
+    active(s, now);
     evaluate(now);
   }
 
@@ -195,10 +319,7 @@ public final class WatermarkTracker {
     if (sources.containsKey(source)) {
       return;
     }
-    long now = now();
-    Source s = new Source(source);
-    sources.put(source, s);
-    activate(s, now);
+    active(newSource(source), now());
   }
 
   /**
@@ -215,17 +336,9 @@ public final class WatermarkTracker {
     long now = now();
     Source s = sources.get(source);
     if (s == null) {
-      s = new Source(source);
-      sources.put(source, s);
-      activate(s, now);
-    } else if (s.heapIndex < 0) {
-      activate(s, now);
-      if (LOG.isDebugEnabled()) {
-        LOG.debug("source {} is active again by heartbeat", source);
-      }
-    } else {
-      touch(s, now);
+      s = newSource(source);
     }
+    active(s, now);
     evaluate(now);
   }
 
@@ -310,6 +423,7 @@ public final class WatermarkTracker {
     if (raise(bound) && LOG.isDebugEnabled()) {
       LOG.debug("advanceTo({}) moved the watermark from {} to {}", wallMillis, before, bound);
     }
+    fireDueTimers();
   }
 
   /**
@@ -333,7 +447,104 @@ public final class WatermarkTracker {
           bound);
     }
     raise(effective);
+    fireDueTimers();
     return watermark;
+  }
+
+  /**
+   * Registers a callback for "the watermark reached {@code timeMillis}": it fires exactly once, on
+   * the thread and at the end of the call that moves the watermark to or past {@code timeMillis},
+   * timers in ascending time order, ties in registration order. A timer at or below the current
+   * watermark fires before this method returns. O(log timers); allocates only when the timer heap
+   * grows.
+   *
+   * <p>A callback may register further timers and may call the tracker's mutating methods; a timer
+   * that becomes due meanwhile fires in the same loop, in order. An exception from a callback
+   * propagates to the caller of the call that fired it; that timer counts as fired, and the other
+   * due timers fire at the next re-evaluation.
+   *
+   * @param timeMillis the event time to wait for, in epoch milliseconds
+   * @param timer the callback
+   * @throws NullPointerException if {@code timer} is null
+   */
+  public void registerTimer(long timeMillis, WatermarkTimer timer) {
+    Objects.requireNonNull(timer, "timer");
+    if (timerCount == timerTimes.length) {
+      int capacity = Math.max(8, timerCount * 2);
+      timerTimes = Arrays.copyOf(timerTimes, capacity);
+      timerSequences = Arrays.copyOf(timerSequences, capacity);
+      timerCallbacks = Arrays.copyOf(timerCallbacks, capacity);
+    }
+    timerSiftUp(timerCount++, timeMillis, timerSequence++, timer);
+    fireDueTimers();
+  }
+
+  /**
+   * Returns the number of timers that have not fired yet. No side effect. Writer thread only.
+   *
+   * @return the number of pending timers
+   */
+  public int pendingTimers() {
+    return timerCount;
+  }
+
+  /**
+   * Returns how far the watermark trails the wall clock: {@code clock.wallMillis() - watermark},
+   * saturating ({@link Long#MAX_VALUE} before the first watermark). A number a dashboard can plot:
+   * in steady state about the allowed lateness plus the pipeline's delay; large during a catch-up.
+   * Reads the wall clock; no other side effect. May be called from any thread if the clock may
+   * (every clock of this package may).
+   *
+   * @return the watermark lag in milliseconds
+   */
+  public long watermarkLagMillis() {
+    return TimeMath.saturatedSubtract(clock.wallMillis(), watermark());
+  }
+
+  /**
+   * Returns the number of events that the future-timestamp guard kept from moving a frontier. No
+   * side effect; any thread.
+   *
+   * @return the number of future events, {@code 0} without a guard
+   */
+  public long futureEvents() {
+    return (long) FUTURE_EVENTS.getAcquire(this);
+  }
+
+  /**
+   * Returns the number of events of {@code source} that the future-timestamp guard kept from moving
+   * its frontier, since the source was last registered. No side effect. Writer thread only.
+   *
+   * @param source the source
+   * @return the source's future events, {@code 0} if unknown
+   * @throws NullPointerException if {@code source} is null
+   */
+  public long futureEvents(Object source) {
+    Objects.requireNonNull(source, "source");
+    Source s = sources.get(source);
+    return s == null ? 0 : s.futureEvents;
+  }
+
+  /**
+   * Returns the largest event time the future-timestamp guard lets move a frontier now: {@code
+   * clock.wallMillis() + maxFutureSkew}, saturating, or {@link Long#MAX_VALUE} without a guard.
+   * Reads the wall clock when a guard is set; no other side effect.
+   *
+   * @return the future limit in epoch milliseconds
+   */
+  public long futureLimitMillis() {
+    return maxFutureSkewMillis == NO_FUTURE_GUARD
+        ? Long.MAX_VALUE
+        : TimeMath.saturatedAdd(clock.wallMillis(), maxFutureSkewMillis);
+  }
+
+  /**
+   * Returns the strategy.
+   *
+   * @return the watermark strategy
+   */
+  public WatermarkStrategy strategy() {
+    return strategy;
   }
 
   /**
@@ -410,14 +621,119 @@ public final class WatermarkTracker {
     return now;
   }
 
-  /** Retires sources idle as of {@code now} and raises the watermark to the candidate, if any. */
+  /**
+   * Retires sources idle as of {@code now}, raises the watermark to the candidate, if any, and
+   * fires the timers that are due.
+   */
   private void evaluate(long now) {
     expireIdle(now);
     if (heapSize() > 0) {
       settleRoot();
-      Source slowest = heap[0];
-      raise(TimeMath.saturatedSubtract(slowest.frontier, allowedLatenessMillis));
+      raise(heap[0].contribution);
     }
+    fireDueTimers();
+  }
+
+  private boolean isBeyondFutureGuard(long eventTimeMillis) {
+    return eventTimeMillis > TimeMath.saturatedAdd(clock.wallMillis(), maxFutureSkewMillis);
+  }
+
+  private Source newSource(Object key) {
+    Source s = new Source(key);
+    sources.put(key, s);
+    return s;
+  }
+
+  /**
+   * Makes {@code s} active as of {@code now}: activates an idle or new source, or moves an active
+   * one to the newest end of the activity list. Under {@link WatermarkStrategy#PROCESSING_TIME} the
+   * activity also raises the contribution to the wall clock minus the allowed lateness.
+   */
+  private void active(Source s, long now) {
+    if (strategy == WatermarkStrategy.PROCESSING_TIME) {
+      long c = TimeMath.saturatedSubtract(clock.wallMillis(), allowedLatenessMillis);
+      if (c > s.contribution) {
+        s.contribution = c;
+      }
+    }
+    if (s.heapIndex >= 0) {
+      touch(s, now);
+    } else {
+      if (s.everActive && LOG.isDebugEnabled()) {
+        LOG.debug("source {} is active again (frontier {})", s.key, describe(s.frontier));
+      }
+      s.everActive = true;
+      activate(s, now);
+    }
+  }
+
+  private static Object describe(long frontier) {
+    return frontier == UNSEEN ? "(unseen)" : frontier;
+  }
+
+  private void fireDueTimers() {
+    if (timerCount == 0 || timerTimes[0] > watermark || firingTimers) {
+      return;
+    }
+    firingTimers = true;
+    try {
+      while (timerCount > 0 && timerTimes[0] <= watermark) {
+        long time = timerTimes[0];
+        WatermarkTimer timer = timerCallbacks[0];
+        int last = --timerCount;
+        long lastTime = timerTimes[last];
+        long lastSequence = timerSequences[last];
+        WatermarkTimer lastTimer = timerCallbacks[last];
+        timerCallbacks[last] = null;
+        if (last > 0) {
+          timerSiftDown(0, lastTime, lastSequence, lastTimer);
+        }
+        timer.onTimer(time, watermark);
+      }
+    } finally {
+      firingTimers = false;
+    }
+  }
+
+  private static boolean timerBefore(long time, long sequence, long otherTime, long otherSeq) {
+    return time < otherTime || (time == otherTime && sequence < otherSeq);
+  }
+
+  private void timerSiftUp(int index, long time, long sequence, WatermarkTimer timer) {
+    while (index > 0) {
+      int parent = (index - 1) >>> 1;
+      if (!timerBefore(time, sequence, timerTimes[parent], timerSequences[parent])) {
+        break;
+      }
+      timerSet(index, timerTimes[parent], timerSequences[parent], timerCallbacks[parent]);
+      index = parent;
+    }
+    timerSet(index, time, sequence, timer);
+  }
+
+  private void timerSiftDown(int index, long time, long sequence, WatermarkTimer timer) {
+    int half = timerCount >>> 1;
+    while (index < half) {
+      int child = 2 * index + 1;
+      int right = child + 1;
+      if (right < timerCount
+          && timerBefore(
+              timerTimes[right], timerSequences[right], timerTimes[child], timerSequences[child])) {
+        child = right;
+      }
+      if (!timerBefore(timerTimes[child], timerSequences[child], time, sequence)) {
+        break;
+      }
+      timerSet(index, timerTimes[child], timerSequences[child], timerCallbacks[child]);
+      index = child;
+    }
+    timerSet(index, time, sequence, timer);
+  }
+
+  private void timerSet(int index, long time, long sequence, WatermarkTimer timer) {
+    timerTimes[index] = time;
+    timerSequences[index] = sequence;
+    timerCallbacks[index] = timer;
   }
 
   /** Raises the watermark to {@code value} if that is higher; returns whether it moved. */
@@ -440,7 +756,7 @@ public final class WatermarkTracker {
             s.key,
             (now - s.lastSeenNanos) / 1_000_000L,
             idleTimeoutNanos / 1_000_000L,
-            s.frontier == UNSEEN ? "(unseen)" : s.frontier);
+            describe(s.frontier));
       }
     }
   }
@@ -498,12 +814,12 @@ public final class WatermarkTracker {
   // ---------------------------------------------------------------------------------------------
   // Lazy min-heap over the active sources.
   //
-  // A source's heapKey is a lower bound of its frontier: frontiers only grow, and observe() writes
-  // the frontier without touching the heap. Only the root is brought up to date, in settleRoot():
-  // once the root's key equals its frontier, that frontier is the minimum of all active frontiers,
-  // because every other source's frontier >= its key >= the root's key. So an event of a source
-  // that is not the slowest costs a field write, and the heap moves only when the slowest source
-  // moves.
+  // A source's heapKey is a lower bound of its contribution: contributions only grow, and
+  // observe() writes the contribution without touching the heap. Only the root is brought up to
+  // date, in settleRoot(): once the root's key equals its contribution, that contribution is the
+  // minimum of all active contributions, because every other source's contribution >= its key >=
+  // the root's key. So an event of a source that is not the slowest costs a field write, and the
+  // heap moves only when the slowest source moves.
 
   private int heapSize() {
     return activeSources;
@@ -515,8 +831,8 @@ public final class WatermarkTracker {
 
   private void settleRoot() {
     Source root = heap[0];
-    while (root.heapKey != root.frontier) {
-      root.heapKey = root.frontier;
+    while (root.heapKey != root.contribution) {
+      root.heapKey = root.contribution;
       siftDown(0, root);
       root = heap[0];
     }
@@ -527,7 +843,7 @@ public final class WatermarkTracker {
     if (size == heap.length) {
       heap = Arrays.copyOf(heap, size * 2);
     }
-    s.heapKey = s.frontier;
+    s.heapKey = s.contribution;
     setHeapSize(size + 1);
     siftUp(size, s);
   }
@@ -591,8 +907,17 @@ public final class WatermarkTracker {
     /** The largest event time observed, or {@link #UNSEEN}. */
     long frontier = UNSEEN;
 
-    /** A lower bound of {@link #frontier}: this source's position in the heap. */
+    /** The contribution to the watermark: the candidate is the minimum over active sources. */
+    long contribution = UNSEEN;
+
+    /** A lower bound of {@link #contribution}: this source's position in the heap. */
     long heapKey;
+
+    /** Events of this source beyond the future-timestamp guard. */
+    long futureEvents;
+
+    /** Whether the source has been active before, for the "active again" log line. */
+    boolean everActive;
 
     /** The monotonic reading of the last observation or registration. */
     long lastSeenNanos;
@@ -618,6 +943,8 @@ public final class WatermarkTracker {
     private Duration allowedLateness;
     private Duration idleTimeout;
     private Clock clock;
+    private WatermarkStrategy strategy;
+    private Duration maxFutureSkew;
 
     private Builder() {}
 
@@ -682,6 +1009,49 @@ public final class WatermarkTracker {
         throw new IllegalStateException("clock was already set to " + this.clock);
       }
       this.clock = clock;
+      return this;
+    }
+
+    /**
+     * Sets how events move a source's contribution. Default {@link
+     * WatermarkStrategy#BOUNDED_OUT_OF_ORDERNESS}.
+     *
+     * @param strategy the strategy
+     * @return this builder
+     * @throws NullPointerException if {@code strategy} is null
+     * @throws IllegalStateException if the strategy was already set
+     */
+    public Builder strategy(WatermarkStrategy strategy) {
+      Objects.requireNonNull(strategy, "strategy");
+      if (this.strategy != null) {
+        throw new IllegalStateException("strategy was already set to " + this.strategy);
+      }
+      this.strategy = strategy;
+      return this;
+    }
+
+    /**
+     * * Turns on the future-timestamp guard: an event more than {@code maxFutureSkew} ahead of
+     * {@code clock.wallMillis()} (strictly greater than {@code wall + maxFutureSkew}) neither moves
+     * its source's frontier nor counts as its activity, so one device with a fast clock can neither
+     * make a whole fleet's data late nor hold the watermark. Such events are counted ({@link
+     * #futureEvents()}). Off by default; costs one wall-clock read per event when on.
+     *
+     * @param maxFutureSkew how far ahead of the wall clock an event may be, {@code >= 0}
+     * @return this builder
+     * @throws NullPointerException if {@code maxFutureSkew} is null
+     * @throws IllegalArgumentException if {@code maxFutureSkew} is negative
+     * @throws IllegalStateException if the guard was already set
+     */
+    public Builder maxFutureSkew(Duration maxFutureSkew) {
+      Objects.requireNonNull(maxFutureSkew, "maxFutureSkew");
+      if (maxFutureSkew.isNegative()) {
+        throw new IllegalArgumentException("maxFutureSkew must be >= 0: " + maxFutureSkew);
+      }
+      if (this.maxFutureSkew != null) {
+        throw new IllegalStateException("maxFutureSkew was already set to " + this.maxFutureSkew);
+      }
+      this.maxFutureSkew = maxFutureSkew;
       return this;
     }
 

@@ -15,7 +15,10 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTest {
 
   private static final String[] CORE = {
-    "io.github.lowwater", "io.github.lowwater.window", "io.github.lowwater.internal"
+    "io.github.lowwater",
+    "io.github.lowwater.window",
+    "io.github.lowwater.align",
+    "io.github.lowwater.internal"
   };
 
   private final JavaClasses production =
@@ -36,6 +39,7 @@ class ArchitectureTest {
             "org.slf4j..",
             "io.github.lowwater",
             "io.github.lowwater.window",
+            "io.github.lowwater.align",
             "io.github.lowwater.internal")
         .because("the core must stay usable without Kafka or any metrics library")
         .check(production);
@@ -59,7 +63,7 @@ class ArchitectureTest {
         .resideInAPackage("io.github.lowwater")
         .should()
         .dependOnClassesThat()
-        .resideInAPackage("io.github.lowwater.window..")
+        .resideInAnyPackage("io.github.lowwater.window..", "io.github.lowwater.align..")
         .check(production);
   }
 }

@@ -38,14 +38,23 @@ class WatermarkTrackerModelTest {
     long latenessMillis = pick(random, new long[] {0, 1, 1_000, 120_000, Long.MAX_VALUE / 2});
     long idleNanos = pick(random, new long[] {1, 1_000, 1_000_000_000L, 120_000_000_000L});
     int poolSize = 1 + random.nextInt(12);
+    WatermarkStrategy strategy =
+        random.nextInt(3) == 0
+            ? WatermarkStrategy.values()[random.nextInt(3)]
+            : WatermarkStrategy.BOUNDED_OUT_OF_ORDERNESS;
+    long skewMillis = random.nextBoolean() ? -1 : pick(random, new long[] {0, 5_000, 1L << 40});
     ManualClock clock = new ManualClock();
-    WatermarkTracker tracker =
+    WatermarkTracker.Builder builder =
         WatermarkTracker.builder()
             .allowedLateness(Duration.ofMillis(latenessMillis))
             .idleTimeout(Duration.ofNanos(idleNanos))
-            .clock(clock)
-            .build();
-    Reference reference = new Reference(latenessMillis, idleNanos);
+            .strategy(strategy)
+            .clock(clock);
+    if (skewMillis >= 0) {
+      builder.maxFutureSkew(Duration.ofMillis(skewMillis));
+    }
+    WatermarkTracker tracker = builder.build();
+    Reference reference = new Reference(latenessMillis, idleNanos, strategy, skewMillis, clock);
     long[] nextTime = new long[poolSize];
     long origin =
         random.nextInt(3) == 0 ? Long.MIN_VALUE + 10_000 : random.nextLong(-1L << 40, 1L << 40);
@@ -59,11 +68,22 @@ class WatermarkTrackerModelTest {
       long now = clock.monotonicNanos();
       String op;
       int dice = random.nextInt(100);
-      if (dice < 55) {
+      if (dice < 48) {
         long t = eventTime(random, nextTime, sourceIndex);
         op = "observe(" + source + ", " + t + ")";
         tracker.observe(source, t);
         reference.observe(source, t, now);
+      } else if (dice < 52) {
+        long w = eventTime(random, nextTime, sourceIndex);
+        op = "punctuate(" + source + ", " + w + ")";
+        tracker.punctuate(source, w);
+        reference.punctuate(source, w, now);
+      } else if (dice < 55) {
+        long a = eventTime(random, nextTime, sourceIndex);
+        long b = eventTime(random, nextTime, sourceIndex);
+        op = "lookahead(" + source + ", " + Math.min(a, b) + ", " + Math.max(a, b) + ")";
+        tracker.lookahead(source, Math.min(a, b), Math.max(a, b));
+        reference.lookahead(source, Math.min(a, b), Math.max(a, b), now);
       } else if (dice < 62) {
         op = "register(" + source + ")";
         tracker.register(source);
@@ -101,6 +121,10 @@ class WatermarkTrackerModelTest {
         assertThat(returned)
             .as("seed %d step %d %s", seed, step, op)
             .isEqualTo(reference.watermark);
+      } else if (dice < 87) {
+        long jump = random.nextLong(-1L << 30, 1L << 30);
+        op = "clock.jumpWall(" + jump + "ms)";
+        clock.jumpWall(Duration.ofMillis(jump));
       } else {
         long advance = clockStep(random, idleNanos);
         op = "clock.advance(" + advance + "ns)";
@@ -157,7 +181,13 @@ class WatermarkTrackerModelTest {
       assertThat(tracker.isActive(s))
           .as(where + ": active " + s)
           .isEqualTo(state != null && state[ACTIVE] == 1);
+      assertThat(tracker.futureEvents(s))
+          .as(where + ": future " + s)
+          .isEqualTo(state == null ? 0 : state[FUTURE]);
     }
+    assertThat(tracker.futureEvents())
+        .as(where + ": future events")
+        .isEqualTo(reference.futureEvents);
   }
 
   private static long pick(SplittableRandom random, long[] choices) {
@@ -167,35 +197,89 @@ class WatermarkTrackerModelTest {
   private static final int FRONTIER = 0;
   private static final int LAST_SEEN = 1;
   private static final int ACTIVE = 2;
+  private static final int CONTRIBUTION = 3;
+  private static final int FUTURE = 4;
 
   /** The rules of docs/semantics.md, written as plainly as possible: rescan everything. */
   private static final class Reference {
     final long latenessMillis;
     final long idleNanos;
+    final WatermarkStrategy strategy;
+    final long skewMillis;
+    final ManualClock clock;
     final Map<String, long[]> sources = new LinkedHashMap<>();
     long watermark = Long.MIN_VALUE;
+    long futureEvents;
 
-    Reference(long latenessMillis, long idleNanos) {
+    Reference(
+        long latenessMillis,
+        long idleNanos,
+        WatermarkStrategy strategy,
+        long skewMillis,
+        ManualClock clock) {
       this.latenessMillis = latenessMillis;
       this.idleNanos = idleNanos;
+      this.strategy = strategy;
+      this.skewMillis = skewMillis;
+      this.clock = clock;
+    }
+
+    long[] source(String source) {
+      return sources.computeIfAbsent(
+          source, k -> new long[] {Long.MIN_VALUE, 0, 0, Long.MIN_VALUE, 0});
+    }
+
+    void activity(long[] s, long now) {
+      if (strategy == WatermarkStrategy.PROCESSING_TIME) {
+        s[CONTRIBUTION] =
+            Math.max(
+                s[CONTRIBUTION], TimeMath.saturatedSubtract(clock.wallMillis(), latenessMillis));
+      }
+      s[LAST_SEEN] = now;
+      s[ACTIVE] = 1;
     }
 
     void observe(String source, long t, long now) {
-      long[] s = sources.computeIfAbsent(source, k -> new long[] {Long.MIN_VALUE, 0, 0});
-      s[FRONTIER] = Math.max(s[FRONTIER], t);
-      s[LAST_SEEN] = now;
-      s[ACTIVE] = 1;
+      long[] s = source(source);
+      if (skewMillis >= 0 && t > TimeMath.saturatedAdd(clock.wallMillis(), skewMillis)) {
+        s[FUTURE]++;
+        futureEvents++;
+        evaluate(now);
+        return;
+      } else {
+        s[FRONTIER] = Math.max(s[FRONTIER], t);
+        if (strategy == WatermarkStrategy.BOUNDED_OUT_OF_ORDERNESS) {
+          s[CONTRIBUTION] =
+              Math.max(s[CONTRIBUTION], TimeMath.saturatedSubtract(t, latenessMillis));
+        }
+      }
+      activity(s, now);
+      evaluate(now);
+    }
+
+    void punctuate(String source, long w, long now) {
+      long[] s = source(source);
+      s[CONTRIBUTION] = Math.max(s[CONTRIBUTION], w);
+      activity(s, now);
+      evaluate(now);
+    }
+
+    void lookahead(String source, long min, long max, long now) {
+      long[] s = source(source);
+      s[CONTRIBUTION] =
+          Math.max(s[CONTRIBUTION], Math.min(min, TimeMath.saturatedSubtract(max, latenessMillis)));
+      activity(s, now);
       evaluate(now);
     }
 
     void register(String source, long now) {
-      sources.computeIfAbsent(source, k -> new long[] {Long.MIN_VALUE, now, 1});
+      if (!sources.containsKey(source)) {
+        activity(source(source), now);
+      }
     }
 
     void heartbeat(String source, long now) {
-      long[] s = sources.computeIfAbsent(source, k -> new long[] {Long.MIN_VALUE, 0, 0});
-      s[LAST_SEEN] = now;
-      s[ACTIVE] = 1;
+      activity(source(source), now);
       evaluate(now);
     }
 
@@ -225,11 +309,11 @@ class WatermarkTrackerModelTest {
         }
         if (s[ACTIVE] == 1) {
           any = true;
-          min = Math.min(min, s[FRONTIER]);
+          min = Math.min(min, s[CONTRIBUTION]);
         }
       }
       if (any) {
-        watermark = Math.max(watermark, TimeMath.saturatedSubtract(min, latenessMillis));
+        watermark = Math.max(watermark, min);
       }
     }
 

@@ -1,6 +1,8 @@
 package io.github.lowwater.window;
 
 import io.github.lowwater.Clock;
+import io.github.lowwater.WatermarkStrategy;
+import io.github.lowwater.WatermarkTimer;
 import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.TimeMath;
 import java.lang.invoke.MethodHandles;
@@ -8,6 +10,7 @@ import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -77,6 +80,7 @@ public final class TumblingWindows<K, V, R> {
   private static final VarHandle OPEN_ENTRIES;
   private static final VarHandle FINALIZED_WINDOWS;
   private static final VarHandle OPEN_WINDOWS;
+  private static final VarHandle FUTURE_EVENTS;
 
   static {
     try {
@@ -87,6 +91,7 @@ public final class TumblingWindows<K, V, R> {
       FINALIZED_WINDOWS =
           lookup.findVarHandle(TumblingWindows.class, "finalizedWindows", long.class);
       OPEN_WINDOWS = lookup.findVarHandle(TumblingWindows.class, "openWindows", long.class);
+      FUTURE_EVENTS = lookup.findVarHandle(TumblingWindows.class, "futureEvents", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -96,6 +101,15 @@ public final class TumblingWindows<K, V, R> {
   private final Aggregator<? super V, Object, R> aggregator;
   private final LateEventHandler<? super V> lateEventHandler;
   private final WatermarkTracker tracker;
+  private final Clock clock;
+
+  /** {@code Long.MAX_VALUE} when the future-timestamp guard is off. */
+  private final long maxFutureSkewMillis;
+
+  private final FutureEventPolicy futureEventPolicy;
+
+  /** Late and future counts per source, kept whether or not a late handler is set. */
+  private final HashMap<Object, long[]> countsBySource = new HashMap<>();
 
   /** Open windows by start. */
   private final LongObjectMap<Window> openByStart = new LongObjectMap<>();
@@ -116,6 +130,7 @@ public final class TumblingWindows<K, V, R> {
   private long openWindows;
   private long openEntries;
   private long finalizedWindows;
+  private long futureEvents;
 
   @SuppressWarnings("unchecked") // the accumulator type is captured once and stays consistent
   private TumblingWindows(Builder<V, R> builder) {
@@ -123,6 +138,13 @@ public final class TumblingWindows<K, V, R> {
     this.aggregator = (Aggregator<? super V, Object, R>) builder.aggregator;
     this.lateEventHandler = builder.lateEventHandler;
     this.tracker = builder.tracker.build();
+    this.clock = tracker.clock();
+    this.maxFutureSkewMillis =
+        builder.maxFutureSkew == null
+            ? Long.MAX_VALUE
+            : TimeMath.toMillisSaturated(builder.maxFutureSkew);
+    this.futureEventPolicy =
+        builder.futureEventPolicy == null ? FutureEventPolicy.ACCEPT : builder.futureEventPolicy;
   }
 
   /**
@@ -174,19 +196,90 @@ public final class TumblingWindows<K, V, R> {
     }
     long watermark = tracker.watermark();
     if (end <= watermark) {
-      LATE.setRelease(this, late + 1);
       tracker.observe(source, eventTimeMillis);
-      finalizeReady();
-      if (lateEventHandler != null) {
-        lateEventHandler.onLateEvent(source, eventTimeMillis, end, watermark, key, value);
-      }
-      return false;
+      return late(source, eventTimeMillis, end, watermark, key, value);
+    }
+    if (maxFutureSkewMillis != Long.MAX_VALUE
+        && eventTimeMillis > TimeMath.saturatedAdd(clock.wallMillis(), maxFutureSkewMillis)) {
+      return future(source, eventTimeMillis, start, end, watermark, key, value);
     }
     accumulate(w, start, end, key, value);
     ACCEPTED.setRelease(this, accepted + 1);
     tracker.observe(source, eventTimeMillis);
     finalizeReady();
     return true;
+  }
+
+  /** The late path: count, finalize what the observation passed, then hand over. */
+  private boolean late(
+      Object source, long eventTimeMillis, long end, long watermark, K key, V value) {
+    LATE.setRelease(this, late + 1);
+    countsFor(source)[LATE_INDEX]++;
+    finalizeReady();
+    if (lateEventHandler != null) {
+      lateEventHandler.onLateEvent(source, eventTimeMillis, end, watermark, key, value);
+    }
+    return false;
+  }
+
+  /** An event beyond the future-timestamp guard: neither activity nor a frontier move. */
+  private boolean future(
+      Object source, long eventTimeMillis, long start, long end, long watermark, K key, V value) {
+    if (futureEventPolicy == FutureEventPolicy.ACCEPT) {
+      accumulate(null, start, end, key, value);
+      ACCEPTED.setRelease(this, accepted + 1);
+    }
+    FUTURE_EVENTS.setRelease(this, futureEvents + 1);
+    countsFor(source)[FUTURE_INDEX]++;
+    tracker.refresh(); // a re-evaluation, but no activity of the source
+    if (futureEventPolicy == FutureEventPolicy.LATE) {
+      return late(source, eventTimeMillis, end, watermark, key, value);
+    }
+    finalizeReady();
+    return true;
+  }
+
+  private static final int LATE_INDEX = 0;
+  private static final int FUTURE_INDEX = 1;
+
+  private long[] countsFor(Object source) {
+    long[] counts = countsBySource.get(source);
+    if (counts == null) {
+      counts = new long[2];
+      countsBySource.put(source, counts);
+    }
+    return counts;
+  }
+
+  /**
+   * Returns the number of late events per source, since these windows were built, whether or not a
+   * late handler is set (including future events routed to the late path). No side effect. Writer
+   * thread only.
+   *
+   * @return a new map from source to its late count; sources without late events are absent
+   */
+  public Map<Object, Long> lateBySource() {
+    return countsBySource(LATE_INDEX);
+  }
+
+  /**
+   * Returns the number of events beyond the future-timestamp guard per source. No side effect.
+   * Writer thread only.
+   *
+   * @return a new map from source to its future-event count; sources without any are absent
+   */
+  public Map<Object, Long> futureBySource() {
+    return countsBySource(FUTURE_INDEX);
+  }
+
+  private Map<Object, Long> countsBySource(int index) {
+    Map<Object, Long> result = new HashMap<>();
+    for (Map.Entry<Object, long[]> e : countsBySource.entrySet()) {
+      if (e.getValue()[index] > 0) {
+        result.put(e.getKey(), e.getValue()[index]);
+      }
+    }
+    return result;
   }
 
   /**
@@ -264,6 +357,58 @@ public final class TumblingWindows<K, V, R> {
    */
   public long frontier(Object source) {
     return tracker.frontier(source);
+  }
+
+  /**
+   * A punctuation: the source asserts its own watermark; see {@link
+   * WatermarkTracker#punctuate(Object, long)}.
+   *
+   * @param source the source
+   * @param watermarkMillis the source's own watermark in epoch milliseconds
+   * @throws NullPointerException if {@code source} is null
+   */
+  public void punctuate(Object source, long watermarkMillis) {
+    tracker.punctuate(source, watermarkMillis);
+    finalizeReady();
+  }
+
+  /**
+   * Lookahead on a fetched batch of one source; see {@link WatermarkTracker#lookahead(Object, long,
+   * long)}. Call it before adding the batch's events.
+   *
+   * @param source the source
+   * @param minEventTimeMillis the smallest event time in the batch
+   * @param maxEventTimeMillis the largest event time in the batch
+   * @throws NullPointerException if {@code source} is null
+   * @throws IllegalArgumentException if {@code minEventTimeMillis > maxEventTimeMillis}; nothing
+   *     changes
+   */
+  public void lookahead(Object source, long minEventTimeMillis, long maxEventTimeMillis) {
+    tracker.lookahead(source, minEventTimeMillis, maxEventTimeMillis);
+    finalizeReady();
+  }
+
+  /**
+   * Registers an event-time timer; see {@link WatermarkTracker#registerTimer(long,
+   * WatermarkTimer)}. A timer fires inside the call that moves the watermark, before that call
+   * finalizes the windows the move closes: poll them after the call returns.
+   *
+   * @param timeMillis the event time to wait for, in epoch milliseconds
+   * @param timer the callback
+   * @throws NullPointerException if {@code timer} is null
+   */
+  public void registerTimer(long timeMillis, WatermarkTimer timer) {
+    tracker.registerTimer(timeMillis, timer);
+  }
+
+  /**
+   * Returns how far the watermark trails the wall clock; see {@link
+   * WatermarkTracker#watermarkLagMillis()}. Any thread.
+   *
+   * @return the watermark lag in milliseconds, {@link Long#MAX_VALUE} before the first watermark
+   */
+  public long watermarkLagMillis() {
+    return tracker.watermarkLagMillis();
   }
 
   /**
@@ -348,6 +493,7 @@ public final class TumblingWindows<K, V, R> {
     return new WindowStats(
         (long) ACCEPTED.getAcquire(this),
         (long) LATE.getAcquire(this),
+        (long) FUTURE_EVENTS.getAcquire(this),
         (long) OPEN_WINDOWS.getAcquire(this),
         (long) OPEN_ENTRIES.getAcquire(this),
         (long) FINALIZED_WINDOWS.getAcquire(this),
@@ -436,6 +582,8 @@ public final class TumblingWindows<K, V, R> {
     private final Aggregator<? super V, ?, R> aggregator;
     private final WatermarkTracker.Builder tracker = WatermarkTracker.builder();
     private LateEventHandler<? super V> lateEventHandler;
+    private Duration maxFutureSkew;
+    private FutureEventPolicy futureEventPolicy;
 
     private Builder(Duration size, Aggregator<? super V, ?, R> aggregator) {
       Objects.requireNonNull(size, "size");
@@ -488,6 +636,63 @@ public final class TumblingWindows<K, V, R> {
      */
     public Builder<V, R> clock(Clock clock) {
       tracker.clock(clock);
+      return this;
+    }
+
+    /**
+     * Sets the watermark strategy; see {@link WatermarkTracker.Builder#strategy}. Default {@link
+     * WatermarkStrategy#BOUNDED_OUT_OF_ORDERNESS}.
+     *
+     * @param strategy the strategy
+     * @return this builder
+     * @throws NullPointerException if {@code strategy} is null
+     * @throws IllegalStateException if the strategy was already set
+     */
+    public Builder<V, R> strategy(WatermarkStrategy strategy) {
+      tracker.strategy(strategy);
+      return this;
+    }
+
+    /**
+     * Turns on the future-timestamp guard: an event more than {@code maxFutureSkew} ahead of the
+     * clock's wall time does not move its source's frontier, is counted, and is handled by the
+     * {@link #futureEventPolicy(FutureEventPolicy) policy}. Off by default; costs one wall-clock
+     * read per event when on (use a {@link io.github.lowwater.CachedClock}).
+     *
+     * @param maxFutureSkew how far ahead of the wall clock an event may be, {@code >= 0}
+     * @return this builder
+     * @throws NullPointerException if {@code maxFutureSkew} is null
+     * @throws IllegalArgumentException if {@code maxFutureSkew} is negative
+     * @throws IllegalStateException if the guard was already set
+     */
+    public Builder<V, R> maxFutureSkew(Duration maxFutureSkew) {
+      Objects.requireNonNull(maxFutureSkew, "maxFutureSkew");
+      if (maxFutureSkew.isNegative()) {
+        throw new IllegalArgumentException("maxFutureSkew must be >= 0: " + maxFutureSkew);
+      }
+      if (this.maxFutureSkew != null) {
+        throw new IllegalStateException("maxFutureSkew was already set to " + this.maxFutureSkew);
+      }
+      this.maxFutureSkew = maxFutureSkew;
+      return this;
+    }
+
+    /**
+     * Sets what happens to an event beyond the future-timestamp guard. Default {@link
+     * FutureEventPolicy#ACCEPT}. Has no effect without {@link #maxFutureSkew(Duration)}.
+     *
+     * @param futureEventPolicy the policy
+     * @return this builder
+     * @throws NullPointerException if {@code futureEventPolicy} is null
+     * @throws IllegalStateException if the policy was already set
+     */
+    public Builder<V, R> futureEventPolicy(FutureEventPolicy futureEventPolicy) {
+      Objects.requireNonNull(futureEventPolicy, "futureEventPolicy");
+      if (this.futureEventPolicy != null) {
+        throw new IllegalStateException(
+            "futureEventPolicy was already set to " + this.futureEventPolicy);
+      }
+      this.futureEventPolicy = futureEventPolicy;
       return this;
     }
 

@@ -8,7 +8,9 @@ package io.github.lowwater.window;
  * accepted + late} can then differ from the number of {@code add} calls by the ones in flight.
  *
  * @param accepted events added to a window
- * @param late events that arrived behind the watermark and went to the late path
+ * @param late events that went to the late path: behind the watermark, or beyond the
+ *     future-timestamp guard under {@link FutureEventPolicy#LATE}
+ * @param futureEvents events beyond the future-timestamp guard, whatever the policy
  * @param openWindows windows not finalized yet
  * @param openEntries (window, key) accumulators held by the open windows
  * @param finalizedWindows windows finalized so far, whether or not they were polled yet
@@ -17,6 +19,7 @@ package io.github.lowwater.window;
 public record WindowStats(
     long accepted,
     long late,
+    long futureEvents,
     long openWindows,
     long openEntries,
     long finalizedWindows,
