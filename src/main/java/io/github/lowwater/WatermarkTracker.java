@@ -210,11 +210,64 @@ public final class WatermarkTracker {
    */
   public void observe(Object source, long eventTimeMillis) {
     Objects.requireNonNull(source, "source");
+    if (source instanceof Source) {
+      observe((Source) source, eventTimeMillis);
+      return;
+    }
     long now = now();
     Source s = sources.get(source);
     if (s == null) {
       s = newSource(source);
     }
+    observe(s, eventTimeMillis, now);
+  }
+
+  /**
+   * Records an event of the source behind a handle from {@link #source(Object)}: the same as {@link
+   * #observe(Object, long)} without hashing the key, the cheapest way to feed the tracker. A handle
+   * whose source was {@linkplain #remove removed} starts it afresh, as the key would.
+   *
+   * @param source a handle from this tracker's {@link #source(Object)}
+   * @param eventTimeMillis the event time in epoch milliseconds; any {@code long}
+   * @throws NullPointerException if {@code source} is null
+   * @throws IllegalArgumentException if {@code source} belongs to another tracker
+   */
+  public void observe(Source source, long eventTimeMillis) {
+    Objects.requireNonNull(source, "source");
+    Source s = attached(source);
+    observe(s, eventTimeMillis, now());
+  }
+
+  /**
+   * Returns the handle of a source, registering it first if it is unknown (as {@link
+   * #register(Object)} does). Keep the handle to feed {@link #observe(Source, long)} without a hash
+   * lookup per event. The handle stays valid until the source is removed; after that, using it
+   * starts the source afresh.
+   *
+   * @param source the source key
+   * @return the source's handle
+   * @throws NullPointerException if {@code source} is null
+   * @throws IllegalArgumentException if {@code source} is a handle of another tracker
+   */
+  public Source source(Object source) {
+    Objects.requireNonNull(source, "source");
+    if (source instanceof Source) {
+      Source handle = (Source) source;
+      if (handle.owner != this) {
+        throw new IllegalArgumentException(
+            "source handle belongs to another tracker: " + handle.key);
+      }
+      source = handle.key;
+    }
+    Source s = sources.get(source);
+    if (s == null) {
+      s = newSource(source);
+      active(s, now());
+    }
+    return s;
+  }
+
+  private void observe(Source s, long eventTimeMillis, long now) {
     if (maxFutureSkewMillis != NO_FUTURE_GUARD && isBeyondFutureGuard(eventTimeMillis)) {
       s.futureEvents++;
       FUTURE_EVENTS.setRelease(this, futureEvents + 1);
@@ -247,7 +300,7 @@ public final class WatermarkTracker {
    * @throws NullPointerException if {@code source} is null
    */
   public void punctuate(Object source, long watermarkMillis) {
-    Objects.requireNonNull(source, "source");
+    source = keyOf(source);
     long now = now();
     Source s = sources.get(source);
     if (s == null) {
@@ -281,7 +334,7 @@ public final class WatermarkTracker {
    *     changes
    */
   public void lookahead(Object source, long minEventTimeMillis, long maxEventTimeMillis) {
-    Objects.requireNonNull(source, "source");
+    source = keyOf(source);
     if (minEventTimeMillis > maxEventTimeMillis) {
       throw new IllegalArgumentException(
           "minEventTimeMillis must be <= maxEventTimeMillis: "
@@ -315,7 +368,7 @@ public final class WatermarkTracker {
    * @throws NullPointerException if {@code source} is null
    */
   public void register(Object source) {
-    Objects.requireNonNull(source, "source");
+    source = keyOf(source);
     if (sources.containsKey(source)) {
       return;
     }
@@ -332,7 +385,7 @@ public final class WatermarkTracker {
    * @throws NullPointerException if {@code source} is null
    */
   public void heartbeat(Object source) {
-    Objects.requireNonNull(source, "source");
+    source = keyOf(source);
     long now = now();
     Source s = sources.get(source);
     if (s == null) {
@@ -352,7 +405,7 @@ public final class WatermarkTracker {
    * @throws NullPointerException if {@code source} is null
    */
   public long frontier(Object source) {
-    Objects.requireNonNull(source, "source");
+    source = keyOf(source);
     Source s = sources.get(source);
     return s == null ? NO_WATERMARK : s.frontier;
   }
@@ -366,7 +419,7 @@ public final class WatermarkTracker {
    * @throws NullPointerException if {@code source} is null
    */
   public boolean isActive(Object source) {
-    Objects.requireNonNull(source, "source");
+    source = keyOf(source);
     Source s = sources.get(source);
     return s != null && s.heapIndex >= 0;
   }
@@ -389,11 +442,14 @@ public final class WatermarkTracker {
    * @throws NullPointerException if {@code source} is null
    */
   public boolean remove(Object source) {
-    Objects.requireNonNull(source, "source");
+    source = keyOf(source);
     long now = now();
     Source s = sources.remove(source);
-    if (s != null && s.heapIndex >= 0) {
-      deactivate(s);
+    if (s != null) {
+      if (s.heapIndex >= 0) {
+        deactivate(s);
+      }
+      s.removed = true;
     }
     evaluate(now);
     return s != null;
@@ -520,7 +576,7 @@ public final class WatermarkTracker {
    * @throws NullPointerException if {@code source} is null
    */
   public long futureEvents(Object source) {
-    Objects.requireNonNull(source, "source");
+    source = keyOf(source);
     Source s = sources.get(source);
     return s == null ? 0 : s.futureEvents;
   }
@@ -639,9 +695,30 @@ public final class WatermarkTracker {
   }
 
   private Source newSource(Object key) {
-    Source s = new Source(key);
+    Source s = new Source(this, key);
     sources.put(key, s);
     return s;
+  }
+
+  /** The key behind a source argument: a handle stands for its key. */
+  private static Object keyOf(Object source) {
+    Objects.requireNonNull(source, "source");
+    return source instanceof Source ? ((Source) source).key : source;
+  }
+
+  /** The live state behind a handle: a removed handle starts its source afresh. */
+  private Source attached(Source handle) {
+    if (handle.owner != this) {
+      throw new IllegalArgumentException("source handle belongs to another tracker: " + handle.key);
+    }
+    if (!handle.removed) {
+      return handle;
+    }
+    Source current = sources.get(handle.key);
+    if (current != null) {
+      return current;
+    }
+    return newSource(handle.key); // inactive until the caller's activity activates it
   }
 
   /**
@@ -776,6 +853,10 @@ public final class WatermarkTracker {
   }
 
   private void touch(Source s, long now) {
+    if (s.lastSeenNanos == now) {
+      return; // already among the newest: with a cached clock, every event of a poll after the
+      // first
+    }
     s.lastSeenNanos = now;
     if (s != newest) {
       unlink(s);
@@ -901,8 +982,17 @@ public final class WatermarkTracker {
   }
 
   /** The state of one source. */
-  private static final class Source {
-    final Object key;
+  /**
+   * The handle of one source, from {@link WatermarkTracker#source(Object)}: pass it to {@link
+   * WatermarkTracker#observe(Source, long)} to skip the key's hash lookup. Opaque; it holds the
+   * source's state. Not thread-safe: use it on the tracker's writer thread only.
+   */
+  public static final class Source {
+    private final WatermarkTracker owner;
+    private final Object key;
+
+    /** Set when the source is removed: the handle then stands for a fresh registration. */
+    private boolean removed;
 
     /** The largest event time observed, or {@link #UNSEEN}. */
     long frontier = UNSEEN;
@@ -928,8 +1018,33 @@ public final class WatermarkTracker {
     Source older;
     Source newer;
 
-    Source(Object key) {
+    private Source(WatermarkTracker owner, Object key) {
+      this.owner = owner;
       this.key = key;
+    }
+
+    /**
+     * Returns the source key this handle stands for.
+     *
+     * @return the key given to {@link WatermarkTracker#source(Object)}
+     */
+    public Object key() {
+      return key;
+    }
+
+    /**
+     * Returns whether this handle was issued by {@code tracker}.
+     *
+     * @param tracker a tracker
+     * @return {@code true} if {@code tracker} issued this handle
+     */
+    public boolean belongsTo(WatermarkTracker tracker) {
+      return owner == tracker;
+    }
+
+    @Override
+    public String toString() {
+      return "Source{" + key + (removed ? ", removed" : "") + "}";
     }
   }
 

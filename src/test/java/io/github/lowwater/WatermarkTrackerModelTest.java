@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.lowwater.internal.TimeMath;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -62,16 +63,37 @@ class WatermarkTrackerModelTest {
       nextTime[i] = origin;
     }
 
+    Map<String, WatermarkTracker.Source> handles = new HashMap<>();
     for (int step = 0; step < STEPS; step++) {
       int sourceIndex = random.nextInt(poolSize);
       String source = "s" + sourceIndex;
       long now = clock.monotonicNanos();
       String op;
       int dice = random.nextInt(100);
-      if (dice < 48) {
+      if (dice < 38) {
         long t = eventTime(random, nextTime, sourceIndex);
         op = "observe(" + source + ", " + t + ")";
         tracker.observe(source, t);
+        reference.observe(source, t, now);
+      } else if (dice < 44) {
+        // Through a handle: taken now (a registration) or kept from earlier, perhaps from before
+        // a removal, when it starts the source afresh like the key would.
+        long t = eventTime(random, nextTime, sourceIndex);
+        WatermarkTracker.Source handle = handles.get(source);
+        if (handle == null || random.nextInt(4) == 0) {
+          handle = tracker.source(source);
+          reference.register(source, now);
+          handles.put(source, handle);
+        }
+        op = "observe(handle " + handle + ", " + t + ")";
+        tracker.observe(handle, t);
+        reference.observe(source, t, now);
+      } else if (dice < 48) {
+        long t = eventTime(random, nextTime, sourceIndex);
+        op = "observe(handle as Object " + source + ", " + t + ")";
+        Object asObject = tracker.source(source);
+        reference.register(source, now);
+        tracker.observe(asObject, t);
         reference.observe(source, t, now);
       } else if (dice < 52) {
         long w = eventTime(random, nextTime, sourceIndex);

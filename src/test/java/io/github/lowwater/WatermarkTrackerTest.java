@@ -108,6 +108,51 @@ class WatermarkTrackerTest {
   }
 
   @Nested
+  class Handles {
+
+    @Test
+    void handleObservesLikeItsKey() {
+      WatermarkTracker.Source p0 = tracker.source("p0");
+      assertThat(p0.key()).isEqualTo("p0");
+      assertThat(tracker.activeSources()).as("taking a handle registers").isEqualTo(1);
+      tracker.observe(p0, 100_000);
+      tracker.observe("p1", 50_000);
+      assertThat(tracker.frontier("p0")).isEqualTo(100_000);
+      assertThat(tracker.frontier(p0)).isEqualTo(100_000);
+      assertThat(tracker.source("p0")).isSameAs(p0);
+      tracker.observe((Object) p0, 200_000); // a handle passed as Object is still the handle
+      assertThat(tracker.knownSources()).isEqualTo(2);
+      assertThat(tracker.frontier("p0")).isEqualTo(200_000);
+    }
+
+    @Test
+    void removedHandleStartsItsSourceAfresh() {
+      WatermarkTracker.Source p0 = tracker.source("p0");
+      tracker.observe(p0, 100_000);
+      assertThat(tracker.remove(p0)).isTrue();
+      assertThat(p0).hasToString("Source{p0, removed}");
+      tracker.observe(p0, 5_000);
+      assertThat(tracker.frontier("p0")).isEqualTo(5_000);
+      assertThat(tracker.isActive("p0")).isTrue();
+      assertThat(tracker.watermark()).isEqualTo(90_000);
+    }
+
+    @Test
+    void handleOfAnotherTrackerIsRejectedAndChangesNothing() {
+      WatermarkTracker other = WatermarkTracker.builder().clock(clock).build();
+      WatermarkTracker.Source foreign = other.source("p0");
+      assertThatThrownBy(() -> tracker.observe(foreign, 1))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("source handle belongs to another tracker: p0");
+      assertThatThrownBy(() -> tracker.source(foreign))
+          .hasMessage("source handle belongs to another tracker: p0");
+      assertThat(tracker.knownSources()).isZero();
+      assertThatThrownBy(() -> tracker.observe((WatermarkTracker.Source) null, 1))
+          .hasMessage("source");
+    }
+  }
+
+  @Nested
   class Idleness {
 
     @Test

@@ -121,6 +121,9 @@ public final class TumblingWindows<K, V, R> {
   /** Finalized windows not polled yet, in ascending end order. */
   private final ArrayDeque<Window> finalized = new ArrayDeque<>();
 
+  /** The key count of the last finalized window: the next window's map is presized to it. */
+  private int expectedKeysPerWindow;
+
   /** The window of the previous accepted event: consecutive events mostly share one. */
   private Window lastWindow;
 
@@ -180,6 +183,52 @@ public final class TumblingWindows<K, V, R> {
    */
   public boolean add(Object source, long eventTimeMillis, K key, V value) {
     Objects.requireNonNull(source, "source");
+    if (source instanceof WatermarkTracker.Source) {
+      return add((WatermarkTracker.Source) source, eventTimeMillis, key, value);
+    }
+    return add(source, null, eventTimeMillis, key, value);
+  }
+
+  /**
+   * Adds an event of the source behind a handle from {@link #source(Object)}: the same as {@link
+   * #add(Object, long, Object, Object)} without hashing the source key, the cheapest way to feed
+   * the windows. The late handler and the per-source counts see the handle's key.
+   *
+   * @param source a handle from these windows' {@link #source(Object)}
+   * @param eventTimeMillis the event time in epoch milliseconds; any {@code long}
+   * @param key the key; compared with {@code equals}
+   * @param value the value
+   * @return {@code true} if the event went into its window, {@code false} if it was late
+   * @throws NullPointerException if {@code source}, {@code key} or {@code value} is null; nothing
+   *     changes
+   * @throws IllegalArgumentException if {@code source} is a handle of other windows; nothing
+   *     changes
+   * @throws ArithmeticException if the aggregator overflows; nothing changes
+   */
+  public boolean add(WatermarkTracker.Source source, long eventTimeMillis, K key, V value) {
+    Objects.requireNonNull(source, "source");
+    if (!source.belongsTo(tracker)) {
+      throw new IllegalArgumentException("source handle belongs to other windows: " + source.key());
+    }
+    return add(source.key(), source, eventTimeMillis, key, value);
+  }
+
+  /**
+   * Returns the handle of a source, registering it if it is unknown; see {@link
+   * WatermarkTracker#source(Object)}. Keep it to call {@link #add(WatermarkTracker.Source, long,
+   * Object, Object)}.
+   *
+   * @param source the source key
+   * @return the source's handle
+   * @throws NullPointerException if {@code source} is null
+   */
+  public WatermarkTracker.Source source(Object source) {
+    return tracker.source(source);
+  }
+
+  /** The shared body of both {@code add}s: {@code handle} is null when only the key is known. */
+  private boolean add(
+      Object source, WatermarkTracker.Source handle, long eventTimeMillis, K key, V value) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
     Window w = lastWindow;
@@ -196,7 +245,7 @@ public final class TumblingWindows<K, V, R> {
     }
     long watermark = tracker.watermark();
     if (end <= watermark) {
-      tracker.observe(source, eventTimeMillis);
+      observe(source, handle, eventTimeMillis);
       return late(source, eventTimeMillis, end, watermark, key, value);
     }
     if (maxFutureSkewMillis != Long.MAX_VALUE
@@ -205,9 +254,17 @@ public final class TumblingWindows<K, V, R> {
     }
     accumulate(w, start, end, key, value);
     ACCEPTED.setRelease(this, accepted + 1);
-    tracker.observe(source, eventTimeMillis);
+    observe(source, handle, eventTimeMillis);
     finalizeReady();
     return true;
+  }
+
+  private void observe(Object source, WatermarkTracker.Source handle, long eventTimeMillis) {
+    if (handle != null) {
+      tracker.observe(handle, eventTimeMillis);
+    } else {
+      tracker.observe(source, eventTimeMillis);
+    }
   }
 
   /** The late path: count, finalize what the observation passed, then hand over. */
@@ -518,7 +575,7 @@ public final class TumblingWindows<K, V, R> {
     }
     if (w == null) {
       Object accumulator = aggregator.add(aggregator.create(), value);
-      w = new Window(start, end);
+      w = new Window(start, end, expectedKeysPerWindow);
       w.accumulators.put(key, accumulator);
       openByStart.putNew(start, w);
       openByEnd.add(w);
@@ -554,6 +611,7 @@ public final class TumblingWindows<K, V, R> {
       OPEN_WINDOWS.setRelease(this, openWindows - 1);
       OPEN_ENTRIES.setRelease(this, openEntries - w.accumulators.size());
       FINALIZED_WINDOWS.setRelease(this, finalizedWindows + 1);
+      expectedKeysPerWindow = w.accumulators.size();
     }
   }
 
@@ -561,11 +619,13 @@ public final class TumblingWindows<K, V, R> {
   private static final class Window {
     final long start;
     final long end;
-    final LinkedHashMap<Object, Object> accumulators = new LinkedHashMap<>();
+    final LinkedHashMap<Object, Object> accumulators;
 
-    Window(long start, long end) {
+    /** Presized for {@code expectedKeys}, so that a window does not rehash its way up. */
+    Window(long start, long end, int expectedKeys) {
       this.start = start;
       this.end = end;
+      this.accumulators = new LinkedHashMap<>(Math.max(16, (int) (expectedKeys / 0.75f) + 1));
     }
   }
 

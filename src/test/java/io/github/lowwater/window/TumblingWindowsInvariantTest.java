@@ -49,8 +49,13 @@ class TumblingWindowsInvariantTest {
             .idleTimeout(Duration.ofMillis(idleMillis))
             .clock(clock)
             .build();
+    io.github.lowwater.WatermarkTracker.Source[] handles =
+        new io.github.lowwater.WatermarkTracker.Source[sources];
     for (int s = 0; s < sources; s++) {
-      windows.register(s);
+      if (random.nextBoolean()) {
+        windows.register(s);
+      }
+      handles[s] = windows.source(s); // registers the rest
     }
 
     long[] frontier = new long[sources];
@@ -93,7 +98,10 @@ class TumblingWindowsInvariantTest {
         boolean protectedEvent = !wallMoves && !wentIdle[s] && t >= frontier[s];
         int key = random.nextInt(5);
         long value = random.nextInt(100);
-        boolean accepted = windows.add(s, t, key, value);
+        boolean accepted =
+            random.nextBoolean()
+                ? windows.add(handles[s], t, key, value)
+                : windows.add(s, t, key, value);
         added++;
         if (accepted) {
           acceptedCount++;

@@ -132,4 +132,31 @@ class TumblingWindowsToolboxTest {
     assertThatThrownBy(() -> b.futureEventPolicy(FutureEventPolicy.LATE))
         .hasMessage("futureEventPolicy was already set to ACCEPT");
   }
+
+  @Test
+  void handleAddsLikeItsKeyAndHandlersSeeTheKey() {
+    TumblingWindows<String, Long, Long> w = builder().build();
+    var p0 = w.source("p0");
+    assertThat(w.add(p0, now, "k", 2L)).isTrue();
+    assertThat(w.add((Object) p0, now + 1, "k", 3L)).isTrue();
+    assertThat(w.add("p0", now + 2, "k", 4L)).isTrue();
+    assertThat(w.frontier("p0")).isEqualTo(now + 2);
+    assertThat(w.add(p0, now - 2 * SIZE, "k", 1L)).isFalse();
+    assertThat(late).containsExactly("p0@" + (now - 2 * SIZE));
+    assertThat(w.lateBySource()).containsExactly(entry("p0", 1L));
+    w.advanceTo(Long.MAX_VALUE);
+    assertThat(w.pollFinalized()).extracting(WindowResult::value).containsExactly(9L);
+  }
+
+  @Test
+  void handleOfOtherWindowsIsRejectedAndChangesNothing() {
+    TumblingWindows<String, Long, Long> w = builder().build();
+    TumblingWindows<String, Long, Long> other = builder().build();
+    var foreign = other.source("p0");
+    assertThatThrownBy(() -> w.add(foreign, now, "k", 1L))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("source handle belongs to other windows: p0");
+    assertThat(w.stats().accepted()).isZero();
+    assertThat(w.stats().openWindows()).isZero();
+  }
 }
