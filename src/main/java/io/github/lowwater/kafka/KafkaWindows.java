@@ -53,8 +53,8 @@ import org.slf4j.LoggerFactory;
  *       instant.
  *   <li>Each record goes to {@link TumblingWindows#add} with its partition as the source, its event
  *       time from the record timestamp (or the extractor given), its key and value from the
- *       extractors. A {@code null} key or value skips the record; the partition still counts as
- *       active.
+ *       extractors. A {@code null} key or value skips the record (counted in {@link
+ *       #skippedRecords()}); the partition still counts as active.
  *   <li>Every assigned partition that is paused ({@link Consumer#paused()}, by the alignment or by
  *       the caller) gets a {@link TumblingWindows#heartbeat heartbeat}: time spent paused never
  *       counts toward idleness (FLINK-35886).
@@ -151,6 +151,7 @@ public final class KafkaWindows<K, V, R> {
   private long pauses;
   private long resumes;
   private long quietAdvances;
+  private long skippedRecords;
 
   private KafkaWindows(Builder<V, R> builder) {
     this.clock = new CachedClock(builder.clock != null ? builder.clock : Clock.system());
@@ -262,20 +263,20 @@ public final class KafkaWindows<K, V, R> {
       PartitionState state = assigned.get(tp);
       if (state == null) {
         // Assigned without a listener (consumer.assign) or before the listener ran.
-        state = new PartitionState();
+        state = new PartitionState(windows.source(tp));
         assigned.put(tp, state);
-        windows.register(tp);
       }
       for (ConsumerRecord<KR, VR> r : records.records(tp)) {
         state.nextOffset = r.offset() + 1;
         K k = key.apply(r);
         V v = k == null ? null : value.apply(r);
         if (v == null) {
-          windows.heartbeat(tp);
+          skippedRecords++;
+          windows.heartbeat(state.source);
           continue;
         }
         long t = eventTime.applyAsLong(r);
-        if (windows.add(tp, t, k, v)) {
+        if (windows.add(state.source, t, k, v)) {
           state.hold(windowEnd(t), r.offset());
         }
       }
@@ -433,6 +434,16 @@ public final class KafkaWindows<K, V, R> {
     return quietAdvances;
   }
 
+  /**
+   * Returns how many records were skipped because the key or value extractor returned {@code null}:
+   * counted, never silently dropped. Their partition still counted as active.
+   *
+   * @return the number of skipped records
+   */
+  public long skippedRecords() {
+    return skippedRecords;
+  }
+
   @Override
   public String toString() {
     return "KafkaWindows{assigned="
@@ -543,8 +554,7 @@ public final class KafkaWindows<K, V, R> {
     clock.update();
     for (TopicPartition tp : partitions) {
       if (!assigned.containsKey(tp)) {
-        assigned.put(tp, new PartitionState());
-        windows.register(tp);
+        assigned.put(tp, new PartitionState(windows.source(tp)));
       }
     }
   }
@@ -590,6 +600,13 @@ public final class KafkaWindows<K, V, R> {
 
   /** Commit state of one partition: the oldest offset still in each open window. */
   private static final class PartitionState {
+    /** The partition's handle in the windows: no hash lookup per record. */
+    final WatermarkTracker.Source source;
+
+    PartitionState(WatermarkTracker.Source source) {
+      this.source = source;
+    }
+
     /** The next offset to read, or -1 before the first record. */
     long nextOffset = -1;
 

@@ -112,6 +112,21 @@ class KafkaWindowsBuilderTest {
     assertThat(windows.frontier(slow)).isEqualTo(WatermarkTracker.NO_WATERMARK);
   }
 
+  @Test
+  void recordsWithoutAKeyOrValueAreCountedAsSkippedNotDropped() {
+    ManualClock clock = new ManualClock();
+    KafkaWindows<String, Long, Long> windows =
+        builder().allowedLateness(Duration.ZERO).clock(clock).build();
+    TopicPartition p0 = new TopicPartition("t", 0);
+    windows.onPoll(
+        records(record(p0, 0, 1_000), record(p0, 1, 2_000), record(p0, 2, 3_000)),
+        ConsumerRecord::key,
+        r -> r.offset() == 1 ? null : 1L);
+    assertThat(windows.skippedRecords()).isEqualTo(1);
+    assertThat(windows.stats().accepted()).isEqualTo(2);
+    assertThat(windows.frontier(p0)).isEqualTo(3_000);
+  }
+
   static ConsumerRecord<String, String> record(TopicPartition tp, long offset, long timestamp) {
     return new ConsumerRecord<>(
         tp.topic(),
