@@ -27,8 +27,10 @@ import org.apache.kafka.server.common.MetadataVersion;
  * A real single-node Kafka broker in this JVM: KRaft, combined broker and controller on 127.0.0.1
  * with free ports, its log directory formatted first. Started once per test JVM ({@link #get()})
  * and stopped by a shutdown hook; ready in a few seconds.
+ *
+ * <p>Public because the demo in {@code examples/} uses it too, through this project's test-jar.
  */
-final class EmbeddedKafka implements AutoCloseable {
+public final class EmbeddedKafka implements AutoCloseable {
 
   private static EmbeddedKafka shared;
 
@@ -37,7 +39,7 @@ final class EmbeddedKafka implements AutoCloseable {
   private final String bootstrapServers;
 
   /** Returns the broker of this JVM, starting it on first use. */
-  static synchronized EmbeddedKafka get() {
+  public static synchronized EmbeddedKafka get() {
     if (shared == null) {
       shared = start();
       EmbeddedKafka broker = shared;
@@ -52,7 +54,8 @@ final class EmbeddedKafka implements AutoCloseable {
     this.bootstrapServers = bootstrapServers;
   }
 
-  static EmbeddedKafka start() {
+  /** Starts a new broker; the caller closes it. */
+  public static EmbeddedKafka start() {
     try {
       Path logDir = Files.createTempDirectory("lowwater-kafka-");
       int brokerPort = freePort();
@@ -106,12 +109,12 @@ final class EmbeddedKafka implements AutoCloseable {
     }
   }
 
-  String bootstrapServers() {
+  public String bootstrapServers() {
     return bootstrapServers;
   }
 
   /** Creates a topic with the given number of partitions and waits until it exists. */
-  void createTopic(String name, int partitions) {
+  public void createTopic(String name, int partitions) {
     try (Admin admin = admin()) {
       admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
       // Wait until every partition has a leader: producing earlier meets NOT_LEADER_OR_FOLLOWER,
@@ -135,7 +138,7 @@ final class EmbeddedKafka implements AutoCloseable {
     }
   }
 
-  Admin admin() {
+  public Admin admin() {
     Properties p = new Properties();
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     return Admin.create(p);

@@ -2,6 +2,7 @@ package io.github.lowwater.examples;
 
 import io.github.lowwater.ManualClock;
 import io.github.lowwater.examples.SyntheticFeed.Event;
+import io.github.lowwater.kafka.EmbeddedKafka;
 import io.github.lowwater.kafka.KafkaWindows;
 import io.github.lowwater.window.Aggregators;
 import java.io.PrintStream;
