@@ -26,6 +26,7 @@ PREFIX = "io.github.lowwater.bench."
 
 # Display order, label, colour, dash pattern of each contender on the chart.
 WATERMARK_CONTENDERS = [
+    ("WatermarkBenchmark.lowwaterHandle", "Lowwater observe(handle), clock per poll", "#00441b", None),
     ("WatermarkBenchmark.lowwaterCachedClock", "Lowwater observe, clock per poll", "#1b7837", None),
     ("WatermarkBenchmark.lowwaterSystemClock", "Lowwater observe, clock per event", "#5aae61", None),
     ("WatermarkBenchmark.straightforwardScan", "straightforward O(sources) scan", "#762a83", None),
@@ -36,7 +37,11 @@ WATERMARK_CONTENDERS = [
 WINDOW_CONTENDERS = [
     ("WindowsBenchmark.windowsAdd", "1000", "Lowwater windows add, 1,000 keys", "#2166ac", "6,3"),
     ("WindowsBenchmark.windowsAdd", "100000", "Lowwater windows add, 100,000 keys", "#053061", "6,3"),
+    ("WindowsBenchmark.windowsAddHandle", "1000", "Lowwater windows add(handle), 1,000 keys", "#4393c3", "2,2"),
+    ("WindowsBenchmark.windowsAddHandle", "100000", "Lowwater windows add(handle), 100,000 keys", "#2d004b", "2,2"),
 ]
+ALIGNER = "AlignerBenchmark.alignerPushRelease"
+NAIVE = "AlignerBenchmark.naiveSortedList"
 FLOOR = "WindowsBenchmark.keyedSumFloor"
 
 
@@ -61,9 +66,14 @@ class Result:
         self.keys = int(self.params["keys"]) if "keys" in self.params else None
 
 
-def load(path):
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
+def load(paths):
+    """Loads and concatenates one or more JMH JSON files."""
+    if isinstance(paths, str):
+        paths = [paths]
+    data = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            data.extend(json.load(f))
     return [Result(e) for e in data], data
 
 
@@ -103,7 +113,8 @@ def results_table(results):
     ]
 
     def order(r):
-        names = [c[0] for c in WATERMARK_CONTENDERS] + ["WindowsBenchmark.windowsAdd", FLOOR]
+        names = [c[0] for c in WATERMARK_CONTENDERS] + [
+            "WindowsBenchmark.windowsAdd", "WindowsBenchmark.windowsAddHandle", FLOOR, ALIGNER, NAIVE]
         i = names.index(r.name) if r.name in names else len(names)
         return (i, r.keys or 0, r.sources or 0)
 
@@ -126,6 +137,7 @@ def ratio_rows(results):
         return r.median if r else None
 
     lw = {
+        "handle, clock per poll": "WatermarkBenchmark.lowwaterHandle",
         "clock per poll": "WatermarkBenchmark.lowwaterCachedClock",
         "clock per event": "WatermarkBenchmark.lowwaterSystemClock",
     }
@@ -153,26 +165,30 @@ def ratio_rows(results):
         rows.append(("6 sources: Lowwater (clock per event) / straightforward scan",
                      f"{fmt(a)} / {fmt(b)}", a / b, "<= 1.2", a / b <= 1.2))
     # 5. add at 100,000 keys at most 2x the bare keyed sum (stretch 1.5x).
+    adds = (("add", "WindowsBenchmark.windowsAdd"), ("add(handle)", "WindowsBenchmark.windowsAddHandle"))
     floor = med(FLOOR, None, 100000)
-    for s in (6, 1024, 16384):
-        a = med("WindowsBenchmark.windowsAdd", s, 100000)
-        if a and floor:
-            rows.append((f"add, 100,000 keys, {s:,} sources / keyed-sum floor",
-                         f"{fmt(a)} / {fmt(floor)}", a / floor, "<= 2 (stretch 1.5)", a / floor <= 2))
+    for label, name in adds:
+        for s in (6, 1024, 16384):
+            a = med(name, s, 100000)
+            if a and floor:
+                rows.append((f"{label}, 100,000 keys, {s:,} sources / keyed-sum floor",
+                             f"{fmt(a)} / {fmt(floor)}", a / floor, "<= 2 (stretch 1.5)", a / floor <= 2))
     floor1k = med(FLOOR, None, 1000)
-    for s in (6, 1024, 16384):
-        a = med("WindowsBenchmark.windowsAdd", s, 1000)
-        if a and floor1k:
-            rows.append((f"(for reference) add, 1,000 keys, {s:,} sources / keyed-sum floor",
-                         f"{fmt(a)} / {fmt(floor1k)}", a / floor1k, "—", None))
+    for label, name in adds:
+        for s in (6, 1024, 16384):
+            a = med(name, s, 1000)
+            if a and floor1k:
+                rows.append((f"(for reference) {label}, 1,000 keys, {s:,} sources / keyed-sum floor",
+                             f"{fmt(a)} / {fmt(floor1k)}", a / floor1k, "—", None))
     return rows
 
 
 def alloc_rows(results):
     rows = []
     for r in results:
-        if r.name in ("WatermarkBenchmark.lowwaterCachedClock", "WatermarkBenchmark.lowwaterSystemClock",
-                      "WindowsBenchmark.windowsAdd") and r.alloc is not None:
+        if r.name in ("WatermarkBenchmark.lowwaterHandle", "WatermarkBenchmark.lowwaterCachedClock",
+                      "WatermarkBenchmark.lowwaterSystemClock", "WindowsBenchmark.windowsAdd",
+                      "WindowsBenchmark.windowsAddHandle") and r.alloc is not None:
             label = f"`{r.name}`" + (f" keys={r.keys}" if r.keys else "") + f" sources={r.sources}"
             rows.append(((r.name, r.keys or 0, r.sources), label, r.alloc, r.alloc < 1.0))
     rows.sort()
@@ -194,6 +210,60 @@ def ratios_markdown(results):
     lines.append("| --- | ---: | --- |")
     for label, alloc, ok in alloc_rows(results):
         lines.append(f"| {label} | {fmt_alloc(alloc)} | {'**met**' if ok else '**not met**'} |")
+    return "\n".join(lines)
+
+
+def aligner_markdown(results):
+    """The issue-5 ordered-release table: naive sorted list / EventAligner, per source count."""
+    lines = [
+        "| sources | `alignerPushRelease` median ns/op | B/op | `naiveSortedList` median ns/op | B/op "
+        "| naive / aligner |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    found = False
+    for s in (6, 1024, 16384):
+        a, n = find(results, ALIGNER, s), find(results, NAIVE, s)
+        if not a or not n:
+            continue
+        found = True
+        lines.append(f"| {s:,} | {fmt(a.median)} | {fmt_alloc(a.alloc)} | {fmt(n.median)} | "
+                     f"{fmt_alloc(n.alloc)} | {n.median / a.median:.2f}x |")
+    return "\n".join(lines) if found else None
+
+
+def overlap_verdict(then, now):
+    """Compares the JMH 99.9% intervals: slower or faster only if they do not overlap."""
+    def interval(r):
+        e = r.error if isinstance(r.error, (int, float)) and not math.isnan(r.error) else 0.0
+        return r.mean - e, r.mean + e
+    t_lo, t_hi = interval(then)
+    n_lo, n_hi = interval(now)
+    if n_lo > t_hi:
+        return "**slower** (intervals apart)"
+    if n_hi < t_lo:
+        return "faster (intervals apart)"
+    return "same within error"
+
+
+def before_after_markdown(before, after):
+    lines = [
+        "| Benchmark | keys | sources | then (e095ba6) median ns/op ± error | now median ns/op ± error "
+        "| now / then (medians) | B/op then → now | verdict |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+
+    def key(r):
+        return (r.name, r.keys or 0, r.sources or 0)
+
+    for t in sorted(before, key=key):
+        n = find(after, t.name, t.sources, t.keys)
+        if not n:
+            continue
+        lines.append(
+            f"| `{t.name}` | {t.keys if t.keys is not None else ''} | {t.sources} | "
+            f"{fmt(t.median)} ± {fmt(t.error)} | {fmt(n.median)} ± {fmt(n.error)} | "
+            f"{n.median / t.median:.2f}x | {fmt_alloc(t.alloc)} → {fmt_alloc(n.alloc)} | "
+            f"{overlap_verdict(t, n)} |")
     return "\n".join(lines)
 
 
@@ -299,19 +369,35 @@ def run_description(data):
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("json", help="JMH result, from -rf json -rff FILE")
+    parser.add_argument("json", nargs="+", help="JMH result(s), from -rf json -rff FILE")
     parser.add_argument("--svg", help="write the chart to this file")
     parser.add_argument("--update", help="replace the generated part of this Markdown file")
     parser.add_argument("--marker", default="chart.py",
                         help="with --update, the part between <!-- BEGIN MARKER --> and <!-- END MARKER -->")
     parser.add_argument("--ratios-only", action="store_true", help="print only the target ratios")
+    parser.add_argument("--before-after", action="store_true",
+                        help="the JSON files are THEN... -- NOW...: print the before/after table "
+                             "(files whose name contains 'then' are the before side)")
     args = parser.parse_args(argv)
+    sources_label = " ".join(args.json)
+    if args.before_after:
+        before, bdata = load([p for p in args.json if "then" in p.rsplit("/", 1)[-1]])
+        after, _ = load([p for p in args.json if "then" not in p.rsplit("/", 1)[-1]])
+        md = "\n".join([
+            "<!-- Generated by benchmarks/chart.py --before-after from " + sources_label
+            + "; do not edit by hand. -->",
+            "",
+            "Run: " + run_description(bdata) + ".",
+            "",
+            before_after_markdown(before, after),
+        ])
+        return emit(md, args)
     results, data = load(args.json)
     if args.svg:
         svg_chart(results, args.svg)
     if args.ratios_only:
         md = "\n".join([
-            "<!-- Generated by benchmarks/chart.py --ratios-only from " + args.json + "; do not edit by hand. -->",
+            "<!-- Generated by benchmarks/chart.py --ratios-only from " + sources_label + "; do not edit by hand. -->",
             "",
             "Run: " + run_description(data) + ".",
             "",
@@ -319,7 +405,7 @@ def main(argv):
         ])
     else:
         md = "\n".join([
-            "<!-- Generated by benchmarks/chart.py from " + args.json + "; do not edit by hand. -->",
+            "<!-- Generated by benchmarks/chart.py from " + sources_label + "; do not edit by hand. -->",
             "",
             "Run: " + run_description(data) + ".",
             "",
@@ -331,6 +417,19 @@ def main(argv):
             "",
             ratios_markdown(results),
             ])
+        aligner = aligner_markdown(results)
+        if aligner:
+            md += "\n".join([
+                "",
+                "",
+                "### Ordered release (issue 5): naive sorted list / `EventAligner` (ratios of medians, one run)",
+                "",
+                aligner,
+            ])
+    return emit(md, args)
+
+
+def emit(md, args):
     print(md)
     if args.update:
         begin, end = f"<!-- BEGIN {args.marker} -->", f"<!-- END {args.marker} -->"

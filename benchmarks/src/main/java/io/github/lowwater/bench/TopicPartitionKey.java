@@ -17,6 +17,14 @@ final class TopicPartitionKey {
     this.hash = 31 * topic.hashCode() + partition;
   }
 
+  /**
+   * The order of source keys for {@link io.github.lowwater.align.EventAligner}'s release ties:
+   * topic, then partition.
+   */
+  static final java.util.Comparator<TopicPartitionKey> ORDER =
+      java.util.Comparator.<TopicPartitionKey, String>comparing(k -> k.topic)
+          .thenComparingInt(k -> k.partition);
+
   @Override
   public int hashCode() {
     return hash;

@@ -36,6 +36,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *       one {@code System.nanoTime()} per event.
  *   <li>{@code lowwaterCachedClock}: the same with a {@link CachedClock} that the loop updates at
  *       the first record of each poll (at most {@link Feed#MAX_POLL_RECORDS} records).
+ *   <li>{@code lowwaterHandle}: the same as {@code lowwaterCachedClock}, but through {@link
+ *       WatermarkTracker#observe(WatermarkTracker.Source, long)} with the handles of {@link
+ *       WatermarkTracker#source(Object)}, taken once in {@code @Setup} into an array indexed by
+ *       partition, as a Kafka consumer would keep them: no hash lookup per event.
  *   <li>{@code straightforwardScan}: {@link StraightforwardScan}, the O(sources) loop.
  *   <li>{@code flinkImmediate}: Flink's {@link WatermarkOutputMultiplexer}, one immediate output
  *       per split, each event emitting {@code eventTime - allowedLateness} directly (eager and
@@ -131,6 +135,29 @@ public class WatermarkBenchmark {
               .idleTimeout(IDLE_TIMEOUT)
               .clock(clock)
               .build();
+    }
+  }
+
+  /** Lowwater with a clock read once per poll, fed through source handles. */
+  @State(Scope.Thread)
+  public static class LowwaterHandle {
+    CachedClock clock;
+    WatermarkTracker tracker;
+    WatermarkTracker.Source[] handles;
+
+    @Setup(Level.Trial)
+    public void setUp(Input input) {
+      clock = new CachedClock(Clock.system());
+      tracker =
+          WatermarkTracker.builder()
+              .allowedLateness(Duration.ofMillis(Feed.ALLOWED_LATENESS_MILLIS))
+              .idleTimeout(IDLE_TIMEOUT)
+              .clock(clock)
+              .build();
+      handles = new WatermarkTracker.Source[input.sources];
+      for (int p = 0; p < input.sources; p++) {
+        handles[p] = tracker.source(input.sourceKeys[p]);
+      }
     }
   }
 
@@ -261,6 +288,18 @@ public class WatermarkBenchmark {
     }
     long t = in.eventTimeMillis[i] + (c >>> Feed.LOG2_LENGTH) * Feed.SPAN_MILLIS;
     s.tracker.observe(in.sourceKeys[in.source[i]], t);
+    return s.tracker.watermark();
+  }
+
+  @Benchmark
+  public long lowwaterHandle(Input in, LowwaterHandle s) {
+    long c = in.counter++;
+    int i = (int) c & Feed.MASK;
+    if (in.pollStart[i]) {
+      s.clock.update();
+    }
+    long t = in.eventTimeMillis[i] + (c >>> Feed.LOG2_LENGTH) * Feed.SPAN_MILLIS;
+    s.tracker.observe(s.handles[in.source[i]], t);
     return s.tracker.watermark();
   }
 

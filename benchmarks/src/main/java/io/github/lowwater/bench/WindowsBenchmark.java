@@ -2,6 +2,7 @@ package io.github.lowwater.bench;
 
 import io.github.lowwater.CachedClock;
 import io.github.lowwater.Clock;
+import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.window.Aggregators;
 import io.github.lowwater.window.TumblingWindows;
 import io.github.lowwater.window.WindowResult;
@@ -35,6 +36,10 @@ import org.openjdk.jmh.infra.Blackhole;
  *       minute of event time, so each (window, key) receives about {@code 2^20 / keys} events: about
  *       10 at 100,000 keys, about 1,000 at 1,000 keys. Opening and finalizing those entries is part
  *       of the measured cost.
+ *   <li>{@code windowsAddHandle}: the same as {@code windowsAdd}, but through {@link
+ *       TumblingWindows#add(io.github.lowwater.WatermarkTracker.Source, long, Object, Object)} with
+ *       the handles of {@link TumblingWindows#source(Object)}, taken once in {@code @Setup} into an
+ *       array indexed by partition: no hash lookup of the source per event.
  *   <li>{@code keyedSumFloor}: the same key and value sequence into one {@code HashMap<String,
  *       long[]>}, no source, no time, no window: what any keyed aggregation costs at least.
  * </ul>
@@ -118,6 +123,29 @@ public class WindowsBenchmark {
     }
   }
 
+  /** Lowwater's windows with a clock read once per poll, fed through source handles. */
+  @State(Scope.Thread)
+  public static class WindowsHandle {
+    CachedClock clock;
+    TumblingWindows<String, Long, Long> windows;
+    WatermarkTracker.Source[] handles;
+
+    @Setup(Level.Trial)
+    public void setUp(Input input) {
+      clock = new CachedClock(Clock.system());
+      windows =
+          TumblingWindows.builder(WINDOW_SIZE, Aggregators.sumLong())
+              .allowedLateness(Duration.ofMillis(Feed.ALLOWED_LATENESS_MILLIS))
+              .idleTimeout(WatermarkBenchmark.IDLE_TIMEOUT)
+              .clock(clock)
+              .build();
+      handles = new WatermarkTracker.Source[input.sources];
+      for (int p = 0; p < input.sources; p++) {
+        handles[p] = windows.source(input.sourceKeys[p]);
+      }
+    }
+  }
+
   /** The floor: a bare keyed sum. */
   @State(Scope.Thread)
   public static class Floor {
@@ -141,6 +169,19 @@ public class WindowsBenchmark {
     }
     long t = in.eventTimeMillis[i] + (c >>> Feed.LOG2_LENGTH) * Feed.SPAN_MILLIS;
     return w.windows.add(in.sourceKeys[in.source[i]], t, k.keyStrings[k.keyIndex[i]], k.values[i]);
+  }
+
+  @Benchmark
+  public boolean windowsAddHandle(Input in, Keys k, WindowsHandle w, Blackhole bh) {
+    long c = in.counter++;
+    int i = (int) c & Feed.MASK;
+    if (in.pollStart[i]) {
+      List<WindowResult<String, Long>> finalized = w.windows.pollFinalized();
+      bh.consume(finalized);
+      w.clock.update();
+    }
+    long t = in.eventTimeMillis[i] + (c >>> Feed.LOG2_LENGTH) * Feed.SPAN_MILLIS;
+    return w.windows.add(w.handles[in.source[i]], t, k.keyStrings[k.keyIndex[i]], k.values[i]);
   }
 
   @Benchmark
