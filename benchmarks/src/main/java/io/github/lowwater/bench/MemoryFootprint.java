@@ -2,6 +2,7 @@ package io.github.lowwater.bench;
 
 import io.github.lowwater.ManualClock;
 import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.align.EventAligner;
 import io.github.lowwater.window.Aggregators;
 import io.github.lowwater.window.TumblingWindows;
 import java.lang.ref.Reference;
@@ -100,6 +101,33 @@ public final class MemoryFootprint {
             }
             return windows;
           });
+    }
+    TopicPartitionKey[] alignerSources = sourceKeys(16);
+    for (int n : new int[] {10_000, 100_000}) {
+      report("Lowwater `EventAligner`, per buffered event, 16 sources", n, i -> {
+        EventAligner<TopicPartitionKey, Long> aligner =
+            EventAligner.<TopicPartitionKey, Long>builder()
+                .allowedLateness(Duration.ofHours(1)) // nothing is released while measuring
+                .idleTimeout(Duration.ofHours(1))
+                .clock(new ManualClock())
+                .sourceOrder(TopicPartitionKey.ORDER)
+                .build();
+        for (int k = 0; k < i; k++) {
+          aligner.push(alignerSources[k & 15], k >>> 4, Feed.BASE_MILLIS + k, one);
+        }
+        return aligner;
+      });
+    }
+    for (int n : new int[] {10_000, 100_000}) {
+      report("Naive sorted `ArrayList` buffer, per buffered event", n, i -> {
+        java.util.ArrayList<AlignerBenchmark.Pending> list = new java.util.ArrayList<>();
+        for (int k = 0; k < i; k++) {
+          list.add(
+              new AlignerBenchmark.Pending(
+                  Feed.BASE_MILLIS + k, alignerSources[k & 15], k >>> 4, one));
+        }
+        return list;
+      });
     }
     for (int n : new int[] {1_000, 100_000}) {
       String[] keys = Feed.keyStrings(n);
