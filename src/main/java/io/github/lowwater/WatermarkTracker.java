@@ -119,11 +119,14 @@ public final class WatermarkTracker {
   private final HashMap<Object, Source> sources = new HashMap<>();
 
   /**
-   * A binary min-heap of the active sources, ordered by {@link Source#heapKey}, a lower bound of
-   * the source's contribution that is brought up to date only when the source reaches the root. See
+   * A binary min-heap of the active sources, ordered by {@link #heapKeys}, a lower bound of the
+   * source's contribution that is brought up to date only when the source reaches the root. See
    * {@link #settleRoot()}.
    */
   private Source[] heap = new Source[8];
+
+  /** {@code heapKeys[i]} is the heap key of {@code heap[i]}: a lower bound of its contribution. */
+  private long[] heapKeys = new long[8];
 
   /**
    * The active sources in ascending order of last activity (a doubly linked list through {@link
@@ -144,6 +147,9 @@ public final class WatermarkTracker {
 
   /** Events beyond the future-timestamp guard, published through FUTURE_EVENTS. */
   private long futureEvents;
+
+  /** The same per source, allocated at the first such event (a rare, cold path). */
+  private HashMap<Object, long[]> futureBySource;
 
   /**
    * Event-time timers: a binary min-heap over three parallel arrays, ordered by (time, sequence),
@@ -269,7 +275,7 @@ public final class WatermarkTracker {
 
   private void observe(Source s, long eventTimeMillis, long now) {
     if (maxFutureSkewMillis != NO_FUTURE_GUARD && isBeyondFutureGuard(eventTimeMillis)) {
-      s.futureEvents++;
+      countFutureEvent(s.key);
       FUTURE_EVENTS.setRelease(this, futureEvents + 1);
       evaluate(now); // not activity: a source that only sends such events goes idle
       return;
@@ -451,6 +457,9 @@ public final class WatermarkTracker {
       }
       s.removed = true;
     }
+    if (futureBySource != null) {
+      futureBySource.remove(source);
+    }
     evaluate(now);
     return s != null;
   }
@@ -577,8 +586,8 @@ public final class WatermarkTracker {
    */
   public long futureEvents(Object source) {
     source = keyOf(source);
-    Source s = sources.get(source);
-    return s == null ? 0 : s.futureEvents;
+    long[] count = futureBySource == null ? null : futureBySource.get(source);
+    return count == null ? 0 : count[0];
   }
 
   /**
@@ -690,6 +699,13 @@ public final class WatermarkTracker {
     fireDueTimers();
   }
 
+  private void countFutureEvent(Object key) {
+    if (futureBySource == null) {
+      futureBySource = new HashMap<>();
+    }
+    futureBySource.computeIfAbsent(key, k -> new long[1])[0]++;
+  }
+
   private boolean isBeyondFutureGuard(long eventTimeMillis) {
     return eventTimeMillis > TimeMath.saturatedAdd(clock.wallMillis(), maxFutureSkewMillis);
   }
@@ -728,20 +744,31 @@ public final class WatermarkTracker {
    */
   private void active(Source s, long now) {
     if (strategy == WatermarkStrategy.PROCESSING_TIME) {
-      long c = TimeMath.saturatedSubtract(clock.wallMillis(), allowedLatenessMillis);
-      if (c > s.contribution) {
-        s.contribution = c;
-      }
+      raiseToWallClock(s);
     }
     if (s.heapIndex >= 0) {
       touch(s, now);
     } else {
-      if (s.everActive && LOG.isDebugEnabled()) {
-        LOG.debug("source {} is active again (frontier {})", s.key, describe(s.frontier));
-      }
-      s.everActive = true;
-      activate(s, now);
+      reactivate(s, now);
     }
+  }
+
+  // The hot path (observe of an active source) stays small enough for the JIT to inline whole;
+  // everything that is rare or logs lives in a method of its own.
+
+  private void raiseToWallClock(Source s) {
+    long c = TimeMath.saturatedSubtract(clock.wallMillis(), allowedLatenessMillis);
+    if (c > s.contribution) {
+      s.contribution = c;
+    }
+  }
+
+  private void reactivate(Source s, long now) {
+    if (s.everActive && LOG.isDebugEnabled()) {
+      LOG.debug("source {} is active again (frontier {})", s.key, describe(s.frontier));
+    }
+    s.everActive = true;
+    activate(s, now);
   }
 
   private static Object describe(long frontier) {
@@ -749,9 +776,12 @@ public final class WatermarkTracker {
   }
 
   private void fireDueTimers() {
-    if (timerCount == 0 || timerTimes[0] > watermark || firingTimers) {
-      return;
+    if (timerCount != 0 && timerTimes[0] <= watermark && !firingTimers) {
+      fireTimers();
     }
+  }
+
+  private void fireTimers() {
     firingTimers = true;
     try {
       while (timerCount > 0 && timerTimes[0] <= watermark) {
@@ -823,6 +853,13 @@ public final class WatermarkTracker {
   }
 
   private void expireIdle(long now) {
+    Source s = oldest;
+    if (s != null && now - s.lastSeenNanos > idleTimeoutNanos) {
+      retireIdle(now);
+    }
+  }
+
+  private void retireIdle(long now) {
     Source s;
     while ((s = oldest) != null && now - s.lastSeenNanos > idleTimeoutNanos) {
       deactivate(s);
@@ -854,14 +891,17 @@ public final class WatermarkTracker {
 
   private void touch(Source s, long now) {
     if (s.lastSeenNanos == now) {
-      return; // already among the newest: with a cached clock, every event of a poll after the
-      // first
+      return; // already among the newest (with a cached clock: every event of a poll but the first)
     }
     s.lastSeenNanos = now;
     if (s != newest) {
-      unlink(s);
-      linkNewest(s);
+      moveToNewest(s);
     }
+  }
+
+  private void moveToNewest(Source s) {
+    unlink(s);
+    linkNewest(s);
   }
 
   private void linkNewest(Source s) {
@@ -895,7 +935,7 @@ public final class WatermarkTracker {
   // ---------------------------------------------------------------------------------------------
   // Lazy min-heap over the active sources.
   //
-  // A source's heapKey is a lower bound of its contribution: contributions only grow, and
+  // A source's heap key is a lower bound of its contribution: contributions only grow, and
   // observe() writes the contribution without touching the heap. Only the root is brought up to
   // date, in settleRoot(): once the root's key equals its contribution, that contribution is the
   // minimum of all active contributions, because every other source's contribution >= its key >=
@@ -912,9 +952,8 @@ public final class WatermarkTracker {
 
   private void settleRoot() {
     Source root = heap[0];
-    while (root.heapKey != root.contribution) {
-      root.heapKey = root.contribution;
-      siftDown(0, root);
+    while (heapKeys[0] != root.contribution) {
+      siftDown(0, root, root.contribution);
       root = heap[0];
     }
   }
@@ -923,65 +962,74 @@ public final class WatermarkTracker {
     int size = heapSize();
     if (size == heap.length) {
       heap = Arrays.copyOf(heap, size * 2);
+      heapKeys = Arrays.copyOf(heapKeys, size * 2);
     }
-    s.heapKey = s.contribution;
     setHeapSize(size + 1);
-    siftUp(size, s);
+    siftUp(size, s, s.contribution);
   }
 
   private void heapRemove(Source s) {
     int index = s.heapIndex;
     int last = heapSize() - 1;
     Source moved = heap[last];
+    long movedKey = heapKeys[last];
     heap[last] = null;
     setHeapSize(last);
     s.heapIndex = -1;
     if (index != last) {
-      siftDown(index, moved);
+      siftDown(index, moved, movedKey);
       if (heap[index] == moved) {
-        siftUp(index, moved);
+        siftUp(index, moved, movedKey);
       }
     }
   }
 
-  private void siftUp(int index, Source s) {
+  // The keys live in a long[] beside the sources, so a sift compares contiguous longs and touches
+  // a Source object only to move it.
+
+  private void siftUp(int index, Source s, long key) {
     while (index > 0) {
       int parent = (index - 1) >>> 1;
-      Source p = heap[parent];
-      if (p.heapKey <= s.heapKey) {
+      long parentKey = heapKeys[parent];
+      if (parentKey <= key) {
         break;
       }
+      Source p = heap[parent];
       heap[index] = p;
+      heapKeys[index] = parentKey;
       p.heapIndex = index;
       index = parent;
     }
     heap[index] = s;
+    heapKeys[index] = key;
     s.heapIndex = index;
   }
 
-  private void siftDown(int index, Source s) {
+  private void siftDown(int index, Source s, long key) {
     int size = heapSize();
     int half = size >>> 1;
     while (index < half) {
       int child = 2 * index + 1;
-      Source c = heap[child];
+      long childKey = heapKeys[child];
       int right = child + 1;
-      if (right < size && heap[right].heapKey < c.heapKey) {
+      if (right < size && heapKeys[right] < childKey) {
         child = right;
-        c = heap[child];
+        childKey = heapKeys[right];
       }
-      if (s.heapKey <= c.heapKey) {
+      if (key <= childKey) {
         break;
       }
+      Source c = heap[child];
       heap[index] = c;
+      heapKeys[index] = childKey;
       c.heapIndex = index;
       index = child;
     }
     heap[index] = s;
+    heapKeys[index] = key;
     s.heapIndex = index;
   }
 
-  /** The state of one source. */
   /**
    * The handle of one source, from {@link WatermarkTracker#source(Object)}: pass it to {@link
    * WatermarkTracker#observe(Source, long)} to skip the key's hash lookup. Opaque; it holds the
@@ -999,12 +1047,6 @@ public final class WatermarkTracker {
 
     /** The contribution to the watermark: the candidate is the minimum over active sources. */
     long contribution = UNSEEN;
-
-    /** A lower bound of {@link #contribution}: this source's position in the heap. */
-    long heapKey;
-
-    /** Events of this source beyond the future-timestamp guard. */
-    long futureEvents;
 
     /** Whether the source has been active before, for the "active again" log line. */
     boolean everActive;
