@@ -94,6 +94,7 @@ final class BrokerDemo {
     java.util.Arrays.fill(frontiers, Long.MIN_VALUE);
     long[] maxLag = new long[2]; // global max, Lowwater: behind the newest event seen
     long lastRecordWall = clock.wallMillis();
+    long lateLowwater;
 
     try (KafkaConsumer<String, String> consumer = consumer(bootstrap, topic)) {
       KafkaWindows<String, Long, Long> windows =
@@ -116,16 +117,19 @@ final class BrokerDemo {
       int phase = 0; // 0: until every partition delivered, 1: 3-5 held back, 2: all running
       long consumed = 0;
       int polls = 0;
+      chart.sample(
+          consumed, clock.wallMillis(), frontiers, windows.watermark(), globalMax.watermark());
       while (consumed < produced.size()) {
         clock.advanceMillis(200);
         ConsumerRecords<String, String> records = consumer.poll(POLL);
-        consumed += feed(records, windows, globalMax, chart, frontiers, delivered, clock);
+        consumed += feed(records, consumed, windows, globalMax, chart, frontiers, delivered, clock);
         if (!records.isEmpty()) {
           lastRecordWall = clock.wallMillis();
         }
         InMemoryDemo.collect(windows.pollFinalized(), lowwaterResults);
         trackLag(frontiers, globalMax.watermark(), windows.watermark(), maxLag);
-        chart.sample(clock.wallMillis(), frontiers, windows.watermark(), globalMax.watermark());
+        chart.sample(
+            consumed, clock.wallMillis(), frontiers, windows.watermark(), globalMax.watermark());
         if (phase == 0 && delivered.size() == PARTITIONS) {
           consumer.pause(slow);
           phase = 1;
@@ -137,6 +141,8 @@ final class BrokerDemo {
           progress(out, consumed, produced.size(), globalMax, windows);
         }
       }
+
+      chart.endCatchUp();
 
       // 2. Live: ten minutes; partitions 3-5 fall silent after five (their lines stop at night).
       out.println("live, then partitions 3-5 go quiet for the night:");
@@ -152,13 +158,18 @@ final class BrokerDemo {
         produce(bootstrap, topic, minute);
         produced.addAll(minute);
         clock.advance(Duration.ofMinutes(1));
+        if (m == LIVE_MINUTES / 2) {
+          chart.mark(consumed, clock.wallMillis(), "3-5 go quiet");
+        }
         while (consumed < produced.size()) {
           ConsumerRecords<String, String> records = consumer.poll(POLL);
-          consumed += feed(records, windows, globalMax, chart, frontiers, delivered, clock);
+          consumed +=
+              feed(records, consumed, windows, globalMax, chart, frontiers, delivered, clock);
           lastRecordWall = clock.wallMillis();
           InMemoryDemo.collect(windows.pollFinalized(), lowwaterResults);
           trackLag(frontiers, globalMax.watermark(), windows.watermark(), maxLag);
-          chart.sample(clock.wallMillis(), frontiers, windows.watermark(), globalMax.watermark());
+          chart.sample(
+              consumed, clock.wallMillis(), frontiers, windows.watermark(), globalMax.watermark());
         }
       }
       progress(out, consumed, produced.size(), globalMax, windows);
@@ -166,6 +177,7 @@ final class BrokerDemo {
       // 3. The lull: nothing arrives; the quiet-period advance closes the last windows.
       out.println("all quiet:");
       long lullStart = clock.wallMillis();
+      chart.mark(consumed, lullStart, "all quiet");
       while (windows.stats().openWindows() > 0
           && clock.wallMillis() - lullStart < Duration.ofMinutes(20).toMillis()) {
         clock.advance(Duration.ofSeconds(10));
@@ -174,7 +186,8 @@ final class BrokerDemo {
           globalMax.advanceTo(clock.wallMillis()); // the original loop's quiet advance
         }
         InMemoryDemo.collect(windows.pollFinalized(), lowwaterResults);
-        chart.sample(clock.wallMillis(), frontiers, windows.watermark(), globalMax.watermark());
+        chart.sample(
+            consumed, clock.wallMillis(), frontiers, windows.watermark(), globalMax.watermark());
       }
       out.printf(
           "  last window closed by the quiet-period advance %.1f min into the lull%n",
@@ -188,26 +201,31 @@ final class BrokerDemo {
               "global-max watermark", globalMax.late(), globalMax.windows(), minutes(maxLag[0])),
           new Report.Column(
               "Lowwater", windows.stats().late(), lowwaterResults, minutes(maxLag[1])));
+      lateLowwater = windows.stats().late();
     }
     chart.write(
         svg,
-        "Per-partition frontiers and watermarks: catch-up, live, overnight lull (late events in"
-            + " red)");
+        String.format(
+            "%,d of %,d events late under a global-max watermark, %,d under Lowwater",
+            globalMax.late(), produced.size(), lateLowwater));
     out.println();
     out.println("chart: " + svg.toAbsolutePath());
   }
 
   private static long feed(
       ConsumerRecords<String, String> records,
+      long consumedBefore,
       KafkaWindows<String, Long, Long> windows,
       GlobalMaxWindows globalMax,
       SvgChart chart,
       long[] frontiers,
       Set<Integer> delivered,
       ManualClock clock) {
+    long read = consumedBefore;
     for (ConsumerRecord<String, String> r : records) {
+      read++;
       if (!globalMax.add(r.timestamp(), r.key())) {
-        chart.late(clock.wallMillis(), r.timestamp());
+        chart.late(read, clock.wallMillis(), r.timestamp());
       }
       frontiers[r.partition()] = Math.max(frontiers[r.partition()], r.timestamp());
       delivered.add(r.partition());
