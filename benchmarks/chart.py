@@ -271,8 +271,8 @@ def before_after_markdown(before, after):
 # SVG
 
 def svg_chart(results, path):
-    width, height = 900, 560
-    left, right, top, bottom = 80, 330, 40, 60
+    width, height = 960, 560
+    left, right, top, bottom = 80, 390, 40, 60
     pw, ph = width - left - right, height - top - bottom
     xs = [6, 1024, 16384]
     series = []
