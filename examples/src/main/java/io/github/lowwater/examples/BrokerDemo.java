@@ -12,7 +12,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
@@ -28,7 +27,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -106,15 +104,12 @@ final class BrokerDemo {
               .clock(clock)
               .build();
       consumer.subscribe(List.of(topic), windows.rebalanceListener());
-      List<TopicPartition> fast = partitions(topic, 0, 1, 2);
-      List<TopicPartition> slow = partitions(topic, 3, 4, 5);
-      Map<TopicPartition, Long> fastEnds = consumer.endOffsets(fast);
 
-      // 1. The catch-up: drain the backlog unevenly (3-5 held back while 0-2 run, as a consumer
-      //    restarting behind sees), 200 ms of simulated processing time per poll.
+      // 1. The catch-up: drain the backlog, 200 ms of simulated processing time per poll. The
+      //    consumer's own fetch order drains the partitions unevenly, as after a real restart:
+      //    the chart shows the frontiers climbing one after another.
       out.println("catch-up:");
       Set<Integer> delivered = new HashSet<>();
-      int phase = 0; // 0: until every partition delivered, 1: 3-5 held back, 2: all running
       long consumed = 0;
       int polls = 0;
       chart.sample(
@@ -130,13 +125,6 @@ final class BrokerDemo {
         trackLag(frontiers, globalMax.watermark(), windows.watermark(), maxLag);
         chart.sample(
             consumed, clock.wallMillis(), frontiers, windows.watermark(), globalMax.watermark());
-        if (phase == 0 && delivered.size() == PARTITIONS) {
-          consumer.pause(slow);
-          phase = 1;
-        } else if (phase == 1 && atEnd(consumer, fastEnds)) {
-          consumer.resume(slow);
-          phase = 2;
-        }
         if (++polls % 8 == 0 || consumed == produced.size()) {
           progress(out, consumed, produced.size(), globalMax, windows);
         }
@@ -273,14 +261,6 @@ final class BrokerDemo {
 
   private static double seconds(long startNanos) {
     return (System.nanoTime() - startNanos) / 1e9;
-  }
-
-  private static List<TopicPartition> partitions(String topic, int... ids) {
-    return IntStream.of(ids).mapToObj(p -> new TopicPartition(topic, p)).toList();
-  }
-
-  private static boolean atEnd(KafkaConsumer<String, String> c, Map<TopicPartition, Long> ends) {
-    return ends.entrySet().stream().allMatch(e -> c.position(e.getKey()) >= e.getValue());
   }
 
   private static void createTopic(String bootstrap, String topic) throws Exception {
