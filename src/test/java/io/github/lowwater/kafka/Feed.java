@@ -1,16 +1,24 @@
 package io.github.lowwater.kafka;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -40,15 +48,75 @@ final class Feed {
     return events;
   }
 
-  /** Sends the events appended since {@code from} with their event time as the record timestamp. */
-  static void produce(String bootstrap, String topic, List<Event> events) {
-    try (KafkaProducer<String, String> producer = producer(bootstrap)) {
-      for (Event e : events) {
-        producer.send(
-            new ProducerRecord<>(topic, e.partition(), e.eventTimeMillis(), e.key(), "1"));
-      }
-      producer.flush();
+  /**
+   * Sends the events with their event time as the record timestamp and returns what the topic
+   * received, read back from it: the ground truth of a test is what is in the topic. On a loaded
+   * machine a send can fail (seen in CI: a request timeout, then OUT_OF_ORDER_SEQUENCE_NUMBER on
+   * the idempotent retries until the delivery timeout); such a record is not in the topic and must
+   * not be in the truth. Reading back also keeps a record that was written but reported failed.
+   */
+  static List<Event> produce(String bootstrap, String topic, List<Event> events) {
+    Set<Integer> partitions = new TreeSet<>();
+    for (Event e : events) {
+      partitions.add(e.partition());
     }
+    List<TopicPartition> tps = new ArrayList<>();
+    for (int p : partitions) {
+      tps.add(new TopicPartition(topic, p));
+    }
+    try (KafkaConsumer<String, String> reader = consumer(bootstrap, "feed-reader", Map.of())) {
+      Map<TopicPartition, Long> before = reader.endOffsets(tps);
+      int failed = 0;
+      try (KafkaProducer<String, String> producer = producer(bootstrap)) {
+        List<Future<RecordMetadata>> sends = new ArrayList<>(events.size());
+        for (Event e : events) {
+          sends.add(
+              producer.send(
+                  new ProducerRecord<>(topic, e.partition(), e.eventTimeMillis(), e.key(), "1")));
+        }
+        producer.flush();
+        for (Future<RecordMetadata> send : sends) {
+          try {
+            send.get();
+          } catch (ExecutionException e) {
+            failed++;
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while producing", e);
+          }
+        }
+      }
+      if (failed > 0) {
+        System.err.printf(
+            "Feed.produce: %d of %d sends to %s failed; the truth is read back from the topic%n",
+            failed, events.size(), topic);
+      }
+      Map<TopicPartition, Long> after = reader.endOffsets(tps);
+      return readBack(reader, before, after);
+    }
+  }
+
+  /** The records between two sets of end offsets, as events, partition by partition. */
+  private static List<Event> readBack(
+      KafkaConsumer<String, String> reader,
+      Map<TopicPartition, Long> from,
+      Map<TopicPartition, Long> to) {
+    reader.assign(from.keySet());
+    from.forEach(reader::seek);
+    List<Event> events = new ArrayList<>();
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (from.keySet().stream().anyMatch(tp -> reader.position(tp) < to.get(tp))) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("could not read back the produced records: " + to);
+      }
+      for (ConsumerRecord<String, String> r : reader.poll(Duration.ofMillis(200))) {
+        TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+        if (r.offset() < to.get(tp)) {
+          events.add(new Event(r.partition(), r.timestamp(), r.key()));
+        }
+      }
+    }
+    return events;
   }
 
   static KafkaProducer<String, String> producer(String bootstrap) {

@@ -113,8 +113,8 @@ class KafkaWindowsBrokerTest {
     broker.createTopic(topic, PARTITIONS);
     long base = backlogStart();
     Feed feed = new Feed().append(ALL, base, base + Duration.ofMinutes(40).toMillis(), 250, 1);
-    Feed.produce(broker.bootstrapServers(), topic, feed.events());
-    int total = feed.events().size();
+    List<Event> acked = Feed.produce(broker.bootstrapServers(), topic, feed.events());
+    int total = acked.size();
 
     TreeMap<Long, TreeMap<String, Long>> results = new TreeMap<>();
     GlobalMax globalMax = new GlobalMax();
@@ -155,7 +155,7 @@ class KafkaWindowsBrokerTest {
     }
     assertThat(maxSkew).as("frontier skew").isGreaterThan(Duration.ofMinutes(15).toMillis());
     assertThat(globalMax.late).as("global-max late events").isGreaterThan(1000);
-    assertThat(results).isEqualTo(Feed.truth(feed.events(), WINDOW));
+    assertThat(results).isEqualTo(Feed.truth(acked, WINDOW));
   }
 
   /**
@@ -200,8 +200,7 @@ class KafkaWindowsBrokerTest {
       for (int i = 0; i < ticks; i++) {
         List<Event> batch =
             new Feed().append(ALL, base + i * tick, base + (i + 1) * tick, 250, 100 + i).events();
-        Feed.produce(broker.bootstrapServers(), topic, batch);
-        produced.addAll(batch);
+        produced.addAll(Feed.produce(broker.bootstrapServers(), topic, batch));
         start = System.nanoTime();
         while (consumed < produced.size()) {
           assertThat(deadlinePassed(start)).as("tick %d", i).isFalse();
@@ -292,8 +291,7 @@ class KafkaWindowsBrokerTest {
         int[] live = m < 10 ? ALL : new int[] {0, 1, 2};
         List<Event> batch =
             new Feed().append(live, base + m * minute, base + (m + 1) * minute, 500, m).events();
-        Feed.produce(broker.bootstrapServers(), topic, batch);
-        produced.addAll(batch);
+        produced.addAll(Feed.produce(broker.bootstrapServers(), topic, batch));
         clock.advance(Duration.ofMinutes(1));
         long t0 = System.nanoTime();
         while (consumed < produced.size()) {
@@ -350,8 +348,8 @@ class KafkaWindowsBrokerTest {
     broker.createTopic(topic, PARTITIONS);
     long base = backlogStart();
     Feed feed = new Feed().append(ALL, base, base + Duration.ofMinutes(40).toMillis(), 250, 7);
-    Feed.produce(broker.bootstrapServers(), topic, feed.events());
-    int total = feed.events().size();
+    List<Event> acked = Feed.produce(broker.bootstrapServers(), topic, feed.events());
+    int total = acked.size();
     List<TopicPartition> all = partitions(topic, ALL);
     TreeMap<Long, TreeMap<String, Long>> sink = new TreeMap<>();
     Set<String> written = new HashSet<>();
@@ -409,7 +407,7 @@ class KafkaWindowsBrokerTest {
     } finally {
       first.close(CloseOptions.timeout(Duration.ZERO));
     }
-    assertThat(sink).isEqualTo(Feed.truth(feed.events(), WINDOW));
+    assertThat(sink).isEqualTo(Feed.truth(acked, WINDOW));
   }
 
   /**
@@ -422,11 +420,11 @@ class KafkaWindowsBrokerTest {
     broker.createTopic(topic, PARTITIONS);
     long base = backlogStart();
     Feed feed = new Feed().append(ALL, base, base + Duration.ofMinutes(40).toMillis(), 250, 3);
-    Feed.produce(broker.bootstrapServers(), topic, feed.events());
-    TreeMap<Long, TreeMap<String, Long>> truth = Feed.truth(feed.events(), WINDOW);
+    List<Event> acked = Feed.produce(broker.bootstrapServers(), topic, feed.events());
+    TreeMap<Long, TreeMap<String, Long>> truth = Feed.truth(acked, WINDOW);
 
-    Run unaligned = runSkewed(topic, "unaligned", null, feed.events().size());
-    Run aligned = runSkewed(topic, "aligned", Duration.ofMinutes(5), feed.events().size());
+    Run unaligned = runSkewed(topic, "unaligned", null, acked.size());
+    Run aligned = runSkewed(topic, "aligned", Duration.ofMinutes(5), acked.size());
     String alignedPeakAt = peakAt;
 
     assertThat(unaligned.pauses).isZero();
