@@ -216,16 +216,15 @@ public final class WatermarkTracker {
    */
   public void observe(Object source, long eventTimeMillis) {
     Objects.requireNonNull(source, "source");
-    if (source instanceof Source) {
-      observe((Source) source, eventTimeMillis);
-      return;
-    }
-    long now = now();
     Source s = sources.get(source);
     if (s == null) {
+      if (source instanceof Source) { // a handle passed as Object: never a key of the map
+        observe((Source) source, eventTimeMillis);
+        return;
+      }
       s = newSource(source);
     }
-    observe(s, eventTimeMillis, now);
+    observe(s, eventTimeMillis, now());
   }
 
   /**
