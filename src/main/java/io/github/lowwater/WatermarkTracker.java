@@ -255,18 +255,10 @@ public final class WatermarkTracker {
    * @throws IllegalArgumentException if {@code source} is a handle of another tracker
    */
   public Source source(Object source) {
-    Objects.requireNonNull(source, "source");
-    if (source instanceof Source) {
-      Source handle = (Source) source;
-      if (handle.owner != this) {
-        throw new IllegalArgumentException(
-            "source handle belongs to another tracker: " + handle.key);
-      }
-      source = handle.key;
-    }
-    Source s = sources.get(source);
+    Object key = keyOf(source);
+    Source s = sources.get(key);
     if (s == null) {
-      s = newSource(source);
+      s = newSource(key);
       active(s, now());
     }
     return s;
@@ -305,12 +297,8 @@ public final class WatermarkTracker {
    * @throws NullPointerException if {@code source} is null
    */
   public void punctuate(Object source, long watermarkMillis) {
-    source = keyOf(source);
+    Source s = sourceFor(keyOf(source));
     long now = now();
-    Source s = sources.get(source);
-    if (s == null) {
-      s = newSource(source);
-    }
     if (watermarkMillis > s.contribution) {
       s.contribution = watermarkMillis;
     }
@@ -348,10 +336,7 @@ public final class WatermarkTracker {
               + maxEventTimeMillis);
     }
     long now = now();
-    Source s = sources.get(source);
-    if (s == null) {
-      s = newSource(source);
-    }
+    Source s = sourceFor(source);
     long c =
         Math.min(
             minEventTimeMillis,
@@ -390,12 +375,8 @@ public final class WatermarkTracker {
    * @throws NullPointerException if {@code source} is null
    */
   public void heartbeat(Object source) {
-    source = keyOf(source);
+    Source s = sourceFor(keyOf(source));
     long now = now();
-    Source s = sources.get(source);
-    if (s == null) {
-      s = newSource(source);
-    }
     active(s, now);
     evaluate(now);
   }
@@ -715,17 +696,32 @@ public final class WatermarkTracker {
     return s;
   }
 
-  /** The key behind a source argument: a handle stands for its key. */
-  private static Object keyOf(Object source) {
+  /** The known state of a key, or a new, not yet active one. */
+  private Source sourceFor(Object key) {
+    Source s = sources.get(key);
+    return s != null ? s : newSource(key);
+  }
+
+  /** The key behind a source argument: a handle of this tracker stands for its key. */
+  private Object keyOf(Object source) {
     Objects.requireNonNull(source, "source");
-    return source instanceof Source ? ((Source) source).key : source;
+    if (source instanceof Source) {
+      Source handle = (Source) source;
+      checkOwner(handle);
+      return handle.key;
+    }
+    return source;
+  }
+
+  private void checkOwner(Source handle) {
+    if (handle.owner != this) {
+      throw new IllegalArgumentException("source handle belongs to another tracker: " + handle.key);
+    }
   }
 
   /** The live state behind a handle: a removed handle starts its source afresh. */
   private Source attached(Source handle) {
-    if (handle.owner != this) {
-      throw new IllegalArgumentException("source handle belongs to another tracker: " + handle.key);
-    }
+    checkOwner(handle);
     if (!handle.removed) {
       return handle;
     }
@@ -1032,7 +1028,10 @@ public final class WatermarkTracker {
   /**
    * The handle of one source, from {@link WatermarkTracker#source(Object)}: pass it to {@link
    * WatermarkTracker#observe(Source, long)} to skip the key's hash lookup. Opaque; it holds the
-   * source's state. Not thread-safe: use it on the tracker's writer thread only.
+   * source's state. Every method of the tracker that takes a source accepts a handle of this
+   * tracker in place of its key, and rejects a handle of another tracker with {@link
+   * IllegalArgumentException} before anything changes. Not thread-safe: use it on the tracker's
+   * writer thread only.
    */
   public static final class Source {
     private final WatermarkTracker owner;

@@ -146,6 +146,10 @@ class WatermarkTrackerTest {
           .hasMessage("source handle belongs to another tracker: p0");
       assertThatThrownBy(() -> tracker.source(foreign))
           .hasMessage("source handle belongs to another tracker: p0");
+      assertThatThrownBy(() -> tracker.register(foreign))
+          .hasMessage("source handle belongs to another tracker: p0");
+      assertThatThrownBy(() -> tracker.heartbeat(foreign))
+          .hasMessage("source handle belongs to another tracker: p0");
       assertThat(tracker.knownSources()).isZero();
       assertThatThrownBy(() -> tracker.observe((WatermarkTracker.Source) null, 1))
           .hasMessage("source");
