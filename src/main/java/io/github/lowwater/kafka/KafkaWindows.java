@@ -162,7 +162,7 @@ public final class KafkaWindows<K, V, R> {
     this.quietAdvanceMaxLagMillis = builder.quietAdvanceMaxLagMillis();
     TumblingWindows.Builder<V, R> wb =
         TumblingWindows.<V, R>builder(builder.size, builder.aggregator)
-            .allowedLateness(Duration.ofMillis(builder.allowedLatenessMillis()))
+            .allowedLateness(Duration.ofMillis(allowedLatenessMillis))
             .clock(clock);
     if (builder.idleTimeout != null) {
       wb.idleTimeout(builder.idleTimeout);
@@ -687,7 +687,15 @@ public final class KafkaWindows<K, V, R> {
   public static final class Builder<V, R> {
     private final Duration size;
     private final Aggregator<? super V, ?, R> aggregator;
-    private long allowedLatenessMillis = -1;
+
+    /**
+     * Checks the window options as {@link TumblingWindows.Builder} does (same rules, same messages,
+     * set at most once); the values are kept below because the windows are built with a {@link
+     * CachedClock} over the clock, for each {@link #build()}.
+     */
+    private final TumblingWindows.Builder<V, R> checks;
+
+    private Duration allowedLateness;
     private Duration idleTimeout;
     private Clock clock;
     private LateEventHandler<? super V> lateEventHandler;
@@ -697,8 +705,7 @@ public final class KafkaWindows<K, V, R> {
     private long quietAdvanceMaxLagMillis = -1;
 
     private Builder(Duration size, Aggregator<? super V, ?, R> aggregator) {
-      // Validates size and aggregator now, with the core's messages.
-      TumblingWindows.builder(size, aggregator);
+      this.checks = TumblingWindows.builder(size, aggregator); // checks size and aggregator too
       this.size = size;
       this.aggregator = aggregator;
     }
@@ -713,12 +720,8 @@ public final class KafkaWindows<K, V, R> {
      * @throws IllegalStateException if the allowed lateness was already set
      */
     public Builder<V, R> allowedLateness(Duration allowedLateness) {
-      Objects.requireNonNull(allowedLateness, "allowedLateness");
-      if (allowedLateness.isNegative()) {
-        throw new IllegalArgumentException("allowedLateness must be >= 0: " + allowedLateness);
-      }
-      once(allowedLatenessMillis < 0, "allowedLateness", Duration.ofMillis(allowedLatenessMillis));
-      allowedLatenessMillis = TimeMath.toMillisSaturated(allowedLateness);
+      checks.allowedLateness(allowedLateness);
+      this.allowedLateness = allowedLateness;
       return this;
     }
 
@@ -733,11 +736,7 @@ public final class KafkaWindows<K, V, R> {
      * @throws IllegalStateException if the idle timeout was already set
      */
     public Builder<V, R> idleTimeout(Duration idleTimeout) {
-      Objects.requireNonNull(idleTimeout, "idleTimeout");
-      if (idleTimeout.isNegative() || idleTimeout.isZero()) {
-        throw new IllegalArgumentException("idleTimeout must be > 0: " + idleTimeout);
-      }
-      once(this.idleTimeout == null, "idleTimeout", this.idleTimeout);
+      checks.idleTimeout(idleTimeout);
       this.idleTimeout = idleTimeout;
       return this;
     }
@@ -752,8 +751,7 @@ public final class KafkaWindows<K, V, R> {
      * @throws IllegalStateException if the clock was already set
      */
     public Builder<V, R> clock(Clock clock) {
-      Objects.requireNonNull(clock, "clock");
-      once(this.clock == null, "clock", this.clock);
+      checks.clock(clock);
       this.clock = clock;
       return this;
     }
@@ -768,8 +766,7 @@ public final class KafkaWindows<K, V, R> {
      * @throws IllegalStateException if a late-event handler was already set
      */
     public Builder<V, R> lateEventHandler(LateEventHandler<? super V> lateEventHandler) {
-      Objects.requireNonNull(lateEventHandler, "lateEventHandler");
-      once(this.lateEventHandler == null, "lateEventHandler", this.lateEventHandler);
+      checks.lateEventHandler(lateEventHandler);
       this.lateEventHandler = lateEventHandler;
       return this;
     }
@@ -885,9 +882,8 @@ public final class KafkaWindows<K, V, R> {
     }
 
     private long allowedLatenessMillis() {
-      return allowedLatenessMillis >= 0
-          ? allowedLatenessMillis
-          : DEFAULT_ALLOWED_LATENESS.toMillis();
+      return TimeMath.toMillisSaturated(
+          allowedLateness != null ? allowedLateness : DEFAULT_ALLOWED_LATENESS);
     }
 
     private long quietAdvanceAfterNanos() {
