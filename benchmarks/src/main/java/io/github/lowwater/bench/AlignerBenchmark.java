@@ -72,27 +72,14 @@ import org.openjdk.jmh.infra.Blackhole;
     jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
 public class AlignerBenchmark {
 
-  /** The feed, its values as payloads, and the cursor. */
+  /** The values of the feed, as the payloads pushed. */
   @State(Scope.Thread)
-  public static class Input {
-    @Param({"6", "1024", "16384"})
-    int sources;
-
-    TopicPartitionKey[] sourceKeys;
-    int[] source;
-    long[] eventTimeMillis;
-    boolean[] pollStart;
-    Long[] payloads;
-    long counter;
+  public static class Payloads {
+    Long[] values;
 
     @Setup(Level.Trial)
     public void setUp() {
-      Feed feed = new Feed(sources);
-      sourceKeys = feed.sourceKeys;
-      source = feed.source;
-      eventTimeMillis = feed.eventTimeMillis;
-      pollStart = feed.pollStart;
-      payloads = Feed.values();
+      values = Feed.values();
     }
   }
 
@@ -136,7 +123,7 @@ public class AlignerBenchmark {
     int sources;
 
     @Setup(Level.Trial)
-    public void setUp(Input input) {
+    public void setUp(FeedInput input) {
       clock = new CachedClock(Clock.system());
       aligner =
           EventAligner.<TopicPartitionKey, Long>builder()
@@ -188,7 +175,7 @@ public class AlignerBenchmark {
     int sources;
 
     @Setup(Level.Trial)
-    public void setUp(Input input) {
+    public void setUp(FeedInput input) {
       clock = new CachedClock(Clock.system());
       tracker =
           WatermarkTracker.builder()
@@ -233,7 +220,7 @@ public class AlignerBenchmark {
   }
 
   @Benchmark
-  public boolean alignerPushRelease(Input in, Aligner s, Blackhole bh) {
+  public boolean alignerPushRelease(FeedInput in, Aligner s, Payloads payloads, Blackhole bh) {
     long c = in.counter++;
     int i = (int) c & Feed.MASK;
     if (in.pollStart[i]) {
@@ -243,11 +230,11 @@ public class AlignerBenchmark {
     }
     long t = in.eventTimeMillis[i] + (c >>> Feed.LOG2_LENGTH) * Feed.SPAN_MILLIS;
     int p = in.source[i];
-    return s.aligner.push(in.sourceKeys[p], s.nextOffset[p]++, t, in.payloads[i]);
+    return s.aligner.push(in.sourceKeys[p], s.nextOffset[p]++, t, payloads.values[i]);
   }
 
   @Benchmark
-  public boolean naiveSortedList(Input in, Naive s, Blackhole bh) {
+  public boolean naiveSortedList(FeedInput in, Naive s, Payloads payloads, Blackhole bh) {
     long c = in.counter++;
     int i = (int) c & Feed.MASK;
     if (in.pollStart[i]) {
@@ -257,6 +244,6 @@ public class AlignerBenchmark {
     }
     long t = in.eventTimeMillis[i] + (c >>> Feed.LOG2_LENGTH) * Feed.SPAN_MILLIS;
     int p = in.source[i];
-    return s.push(in.sourceKeys[p], s.nextOffset[p]++, t, in.payloads[i]);
+    return s.push(in.sourceKeys[p], s.nextOffset[p]++, t, payloads.values[i]);
   }
 }

@@ -80,30 +80,6 @@ public class WatermarkBenchmark {
 
   static final Duration IDLE_TIMEOUT = Duration.ofSeconds(120);
 
-  /** The feed and the cursor that walks it; shared by the contender states of one trial. */
-  @State(Scope.Thread)
-  public static class Input {
-    @Param({"6", "1024", "16384"})
-    int sources;
-
-    TopicPartitionKey[] sourceKeys;
-    int[] source;
-    long[] eventTimeMillis;
-    boolean[] pollStart;
-
-    /** Events consumed so far; index {@code c & MASK}, lap {@code c >>> LOG2_LENGTH}. */
-    long counter;
-
-    @Setup(Level.Trial)
-    public void setUp() {
-      Feed feed = new Feed(sources);
-      sourceKeys = feed.sourceKeys;
-      source = feed.source;
-      eventTimeMillis = feed.eventTimeMillis;
-      pollStart = feed.pollStart;
-    }
-  }
-
   /** Lowwater with the system clock. */
   @State(Scope.Thread)
   public static class LowwaterSystem {
@@ -146,7 +122,7 @@ public class WatermarkBenchmark {
     WatermarkTracker.Source[] handles;
 
     @Setup(Level.Trial)
-    public void setUp(Input input) {
+    public void setUp(FeedInput input) {
       clock = new CachedClock(Clock.system());
       tracker =
           WatermarkTracker.builder()
@@ -179,7 +155,7 @@ public class WatermarkBenchmark {
     WatermarkOutput[] outputs;
 
     @Setup(Level.Trial)
-    public void setUp(Input input) {
+    public void setUp(FeedInput input) {
       combined = new LastWatermark();
       WatermarkOutputMultiplexer multiplexer = new WatermarkOutputMultiplexer(combined);
       outputs = new WatermarkOutput[input.sources];
@@ -206,7 +182,7 @@ public class WatermarkBenchmark {
 
     @SuppressWarnings("unchecked") // a generic array, filled with one type only
     @Setup(Level.Trial)
-    public void setUp(Input input) {
+    public void setUp(FeedInput input) {
       combined = new LastWatermark();
       multiplexer = new WatermarkOutputMultiplexer(combined);
       generators = new BoundedOutOfOrdernessWatermarks[input.sources];
@@ -255,7 +231,7 @@ public class WatermarkBenchmark {
     HashMap<Object, Object> bySource;
 
     @Setup(Level.Trial)
-    public void setUp(Input input) {
+    public void setUp(FeedInput input) {
       bySource = new HashMap<>();
       for (TopicPartitionKey key : input.sourceKeys) {
         bySource.put(key, new long[1]);
@@ -264,14 +240,14 @@ public class WatermarkBenchmark {
   }
 
   @Benchmark
-  public Object keyLookupOnly(Input in, Lookup s) {
+  public Object keyLookupOnly(FeedInput in, Lookup s) {
     long c = in.counter++;
     int i = (int) c & Feed.MASK;
     return s.bySource.get(in.sourceKeys[in.source[i]]);
   }
 
   @Benchmark
-  public long lowwaterSystemClock(Input in, LowwaterSystem s) {
+  public long lowwaterSystemClock(FeedInput in, LowwaterSystem s) {
     long c = in.counter++;
     int i = (int) c & Feed.MASK;
     long t = in.eventTimeMillis[i] + (c >>> Feed.LOG2_LENGTH) * Feed.SPAN_MILLIS;
@@ -280,7 +256,7 @@ public class WatermarkBenchmark {
   }
 
   @Benchmark
-  public long lowwaterCachedClock(Input in, LowwaterCached s) {
+  public long lowwaterCachedClock(FeedInput in, LowwaterCached s) {
     long c = in.counter++;
     int i = (int) c & Feed.MASK;
     if (in.pollStart[i]) {
@@ -292,7 +268,7 @@ public class WatermarkBenchmark {
   }
 
   @Benchmark
-  public long lowwaterHandle(Input in, LowwaterHandle s) {
+  public long lowwaterHandle(FeedInput in, LowwaterHandle s) {
     long c = in.counter++;
     int i = (int) c & Feed.MASK;
     if (in.pollStart[i]) {
@@ -304,7 +280,7 @@ public class WatermarkBenchmark {
   }
 
   @Benchmark
-  public long straightforwardScan(Input in, Scan s) {
+  public long straightforwardScan(FeedInput in, Scan s) {
     long c = in.counter++;
     int i = (int) c & Feed.MASK;
     long t = in.eventTimeMillis[i] + (c >>> Feed.LOG2_LENGTH) * Feed.SPAN_MILLIS;
@@ -312,7 +288,7 @@ public class WatermarkBenchmark {
   }
 
   @Benchmark
-  public long flinkImmediate(Input in, FlinkImmediate s) {
+  public long flinkImmediate(FeedInput in, FlinkImmediate s) {
     long c = in.counter++;
     int i = (int) c & Feed.MASK;
     long t = in.eventTimeMillis[i] + (c >>> Feed.LOG2_LENGTH) * Feed.SPAN_MILLIS;
@@ -321,7 +297,7 @@ public class WatermarkBenchmark {
   }
 
   @Benchmark
-  public long flinkPeriodic(Input in, FlinkPeriodic s) {
+  public long flinkPeriodic(FeedInput in, FlinkPeriodic s) {
     long c = in.counter++;
     int i = (int) c & Feed.MASK;
     long t = in.eventTimeMillis[i] + (c >>> Feed.LOG2_LENGTH) * Feed.SPAN_MILLIS;

@@ -83,28 +83,6 @@ public class WindowsBenchmark {
     }
   }
 
-  /** The partitions, event times and polls of the feed, and the cursor. */
-  @State(Scope.Thread)
-  public static class Input {
-    @Param({"6", "1024", "16384"})
-    int sources;
-
-    TopicPartitionKey[] sourceKeys;
-    int[] source;
-    long[] eventTimeMillis;
-    boolean[] pollStart;
-    long counter;
-
-    @Setup(Level.Trial)
-    public void setUp() {
-      Feed feed = new Feed(sources);
-      sourceKeys = feed.sourceKeys;
-      source = feed.source;
-      eventTimeMillis = feed.eventTimeMillis;
-      pollStart = feed.pollStart;
-    }
-  }
-
   /** Lowwater's windows with a clock read once per poll. */
   @State(Scope.Thread)
   public static class Windows {
@@ -131,7 +109,7 @@ public class WindowsBenchmark {
     WatermarkTracker.Source[] handles;
 
     @Setup(Level.Trial)
-    public void setUp(Input input) {
+    public void setUp(FeedInput input) {
       clock = new CachedClock(Clock.system());
       windows =
           TumblingWindows.builder(WINDOW_SIZE, Aggregators.sumLong())
@@ -159,7 +137,7 @@ public class WindowsBenchmark {
   }
 
   @Benchmark
-  public boolean windowsAdd(Input in, Keys k, Windows w, Blackhole bh) {
+  public boolean windowsAdd(FeedInput in, Keys k, Windows w, Blackhole bh) {
     long c = in.counter++;
     int i = (int) c & Feed.MASK;
     if (in.pollStart[i]) {
@@ -172,7 +150,7 @@ public class WindowsBenchmark {
   }
 
   @Benchmark
-  public boolean windowsAddHandle(Input in, Keys k, WindowsHandle w, Blackhole bh) {
+  public boolean windowsAddHandle(FeedInput in, Keys k, WindowsHandle w, Blackhole bh) {
     long c = in.counter++;
     int i = (int) c & Feed.MASK;
     if (in.pollStart[i]) {
