@@ -497,6 +497,18 @@ public final class WatermarkTracker {
   }
 
   /**
+   * The end of the input: re-evaluates, then raises the watermark to {@link Long#MAX_VALUE}, so
+   * that every window closes (however large the allowed lateness) and every later event is late;
+   * every pending timer fires. For a bounded input read to its end, as Flink's {@code
+   * Watermark.MAX_WATERMARK}. Idempotent.
+   */
+  public void finish() {
+    evaluate(now());
+    raise(Long.MAX_VALUE);
+    fireDueTimers();
+  }
+
+  /**
    * Registers a callback for "the watermark reached {@code timeMillis}": it fires exactly once, on
    * the thread and at the end of the call that moves the watermark to or past {@code timeMillis},
    * timers in ascending time order, ties in registration order. A timer at or below the current

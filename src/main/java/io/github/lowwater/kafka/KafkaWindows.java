@@ -5,7 +5,6 @@ import io.github.lowwater.Clock;
 import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.TimeMath;
 import io.github.lowwater.window.Aggregator;
-import io.github.lowwater.window.LateEventHandler;
 import io.github.lowwater.window.TumblingWindows;
 import io.github.lowwater.window.WindowResult;
 import io.github.lowwater.window.WindowStats;
@@ -16,12 +15,12 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -34,58 +33,77 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tumbling event-time windows driven from a plain Kafka consumer loop: the assigned partitions are
- * the sources of the watermark, rebalances register and remove them, a poll's records go in with
- * one clock read per poll, and the offsets to commit are those of the records whose windows have
- * been written.
+ * Tumbling event-time windows driven from a plain Kafka consumer loop, exact in a consumer group
+ * whose membership changes: the partition, not the instance, is the unit of exactness, and what a
+ * partition's next owner needs travels in the metadata of its committed offset.
  *
  * <p><b>Not thread-safe; confine every call to the polling thread</b>, the thread that owns the
- * {@link Consumer} (the rebalance listener is called there too, from inside {@code poll}). {@link
- * #watermark()} and {@link #stats()} may be read from any thread. {@link #onPoll} costs what {@link
- * TumblingWindows#add} costs per record plus, per poll, one clock read and O(assigned partitions)
- * for the paused-partition heartbeats, the alignment check and the idleness refresh; it allocates
- * per record only what the extractors allocate. No threads are started.
+ * {@link Consumer} (the rebalance listener runs there too, inside {@code poll}). {@link
+ * #watermark()}, {@link #groupWatermark()}, {@link #redeliveredRecords()}, {@link
+ * #skippedRecords()} and {@link #stats()} may be read from any thread. {@link #onPoll} costs what
+ * {@link TumblingWindows#add} costs per record, plus a little bookkeeping when a record opens a
+ * window of its partition, plus per poll one clock read and O(assigned partitions); it allocates
+ * per record only what the mapper allocates. No threads are started.
+ *
+ * <h2>Result scopes</h2>
+ *
+ * <p>{@link ResultScope#PER_PARTITION} (the default): each partition has windows of its own, closed
+ * on its own watermark (its frontier minus the allowed lateness), and a result is one (window,
+ * partition, key) row with {@link WindowResult#source()} the {@link TopicPartition}. Whichever
+ * instance owns a partition computes the same rows from the same records, so a sink that upserts on
+ * (window start, partition, key) and sums over partitions when read is exact through deploys,
+ * scaling and crashes. {@link ResultScope#MERGED}: one result per (window, key) over the instance's
+ * partitions, closed on their minimum; exact for a single consumer that owns every partition.
  *
  * <h2>What a poll does</h2>
  *
  * <ol>
- *   <li>The clock is read once ({@link CachedClock}); every record of the poll arrives at that
- *       instant.
- *   <li>Each record goes to {@link TumblingWindows#add} with its partition as the source, its event
- *       time from the record timestamp (or the extractor given), its key and value from the
- *       extractors. A {@code null} key or value skips the record (counted in {@link
- *       #skippedRecords()}); the partition still counts as active.
- *   <li>Every assigned partition that is paused ({@link Consumer#paused()}, by the alignment or by
- *       the caller) gets a {@link TumblingWindows#heartbeat heartbeat}: time spent paused never
- *       counts toward idleness (FLINK-35886).
- *   <li>The watermark is refreshed (idleness is re-evaluated even when the poll was empty).
- *   <li>Quiet-period advance: when no assigned partition has delivered a record for {@code
- *       quietAdvanceAfter} and none is paused by the alignment, the watermark advances to the wall
- *       clock ({@link TumblingWindows#advanceTo}) so that the last window closes, not before its
- *       {@code end + allowedLateness}. Not when the watermark lags the wall clock by more than
- *       {@code quietAdvanceMaxLag} (a replay or a backfill of old data, which the advance would
- *       make late as a whole): then it is skipped, and logged once at WARN.
- *   <li>Alignment, if {@code maxDrift} is set: an assigned partition whose frontier is more than
- *       {@code maxDrift} ahead of the watermark is paused with {@link Consumer#pause}, and resumed
- *       once it is back within it. {@code maxDrift >= allowedLateness} is required, so the slowest
- *       active partition (whose frontier is at most {@code allowedLateness} ahead of the watermark)
- *       is never paused and the watermark always progresses: either the slowest partition delivers
- *       or it goes idle and leaves the minimum. A paused partition is therefore never left paused
- *       because the others look idle (FLINK-40093). While an assigned partition has not delivered
- *       yet (no watermark), the others are aligned on the watermark they would make without it.
+ *   <li>The clock is read once ({@link CachedClock}).
+ *   <li>Each record is mapped to (event time, key, value) and then, in this order: a record of a
+ *       window already written for its partition (by a previous owner, as its checkpoint says) and
+ *       read before is <em>redelivered</em>: it moves the watermark as it did the first time, and
+ *       is otherwise skipped and counted ({@link #redeliveredRecords()}); a record behind the
+ *       watermark is late ({@code stats().late()}); the rest go into their window. The {@link
+ *       LateRecordHandler} sees both kinds of record that do not go into a window, before they
+ *       change anything.
+ *   <li>Every assigned partition that is paused (by the alignment or by the caller) gets a
+ *       heartbeat: paused time never counts toward idleness or quiet (FLINK-35886).
+ *   <li>Quiet-period advance: a partition ({@code PER_PARTITION}), or every partition of the
+ *       instance ({@code MERGED}), without a record for {@code quietAdvanceAfter} since its last
+ *       record or its assignment has its watermark advanced to the wall clock ({@link
+ *       TumblingWindows#advanceTo}), which closes its last window at {@code end + allowedLateness};
+ *       not when the watermark lags the wall clock by more than {@code quietAdvanceMaxLag} (a
+ *       replay or a backfill; logged once at WARN).
+ *   <li>Alignment, if {@code maxDrift} is set ({@code MERGED} only); see {@code docs/kafka.md}.
+ *   <li>The {@linkplain #groupWatermark() group watermark} is read from the committed offsets, once
+ *       per {@code groupWatermarkInterval}.
  * </ol>
  *
- * <h2>Commits: at least once, never counted twice</h2>
+ * <h2>Commits and hand-over</h2>
  *
- * <p>{@link #committableOffsets()} gives, per assigned partition, the offset of the oldest record
- * that sits in a window not yet returned by {@link #pollFinalized()} (or the next offset to read
- * when there is none). Write the results of {@code pollFinalized()} first, then commit these
- * offsets. After a crash the consumer re-reads only records of unwritten windows, or records of
- * written windows that the {@linkplain #seedWatermark seed} makes late. When partitions are revoked
- * from a running consumer, their records already in open windows stay there and are emitted with
- * them, so the {@linkplain #rebalanceListener() listener} commits the consumed positions of the
- * revoked partitions, if the {@linkplain Builder#consumer consumer} was given (the new owner must
- * not count them again); see {@code docs/kafka.md}.
+ * <p>{@link #committableOffsets()} gives, per assigned partition, the offset of its oldest record
+ * in a window not yet returned by {@link #pollFinalized()} (or the next offset to read when there
+ * is none), with a {@link Checkpoint} in the metadata: the newest window end returned for the
+ * partition, its frontier and watermark as of that offset, and how far this owner had read. Write
+ * the results of {@code pollFinalized()}, then commit these offsets: the commit never passes a
+ * record whose window is not written. Turn off {@code enable.auto.commit}.
+ *
+ * <p>On revocation or loss the listener commits nothing and drops the partition's state ({@code
+ * PER_PARTITION}: its open windows too). Its next owner, or this instance after a restart, starts
+ * from the last commit: the listener reads the checkpoint on assignment (one {@code committed} call
+ * per assignment), seeds the partition's watermark from it and skips the records of windows already
+ * written as redelivered. So a plain {@code consumer.close()} after the loop is safe, and so is a
+ * crash. A partition with unreadable metadata (another tool committed on the group) starts like one
+ * without, logged once at WARN.
+ *
+ * <h2>Exceptions inside {@code onPoll}</h2>
+ *
+ * <p>A record is processed whole or not at all: its mapper, the late handler, then the windows. If
+ * any of them throws, the exception propagates, the state stays consistent, and (when the builder
+ * was given the {@linkplain Builder#consumer consumer}) every partition of the poll is rewound
+ * ({@code seek}) to its first record not processed, so the loop may carry on (the next poll retries
+ * that record) or stop (the committed offsets never passed an unwritten record). An event-time
+ * timer that throws after its record went into the windows counts that record as processed.
  *
  * <h2>Example</h2>
  *
@@ -94,16 +112,18 @@ import org.slf4j.LoggerFactory;
  *     KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.sumLong())
  *         .allowedLateness(Duration.ofMinutes(2))
  *         .consumer(consumer)
- *         .maxDrift(Duration.ofMinutes(10))
  *         .build();
  * consumer.subscribe(List.of("arrivals"), windows.rebalanceListener());
- * windows.seedWatermark(sink.newestWindowEndMillis());
- * while (running) {
- *   windows.onPoll(consumer.poll(Duration.ofMillis(500)), ConsumerRecord::key, r -> 1L);
- *   for (WindowResult<String, Long> w : windows.pollFinalized()) {
- *     sink.write(w);
+ * try {
+ *   while (running) {
+ *     windows.onPoll(consumer.poll(Duration.ofMillis(500)), ConsumerRecord::key, r -> 1L);
+ *     for (WindowResult<String, Long> w : windows.pollFinalized()) {
+ *       sink.upsert(w.start(), w.source(), w.key(), w.value());
+ *     }
+ *     consumer.commitSync(windows.committableOffsets());
  *   }
- *   consumer.commitSync(windows.committableOffsets());
+ * } finally {
+ *   consumer.close(); // safe: the next owner starts from the last commit
  * }
  * }</pre>
  *
@@ -124,54 +144,91 @@ public final class KafkaWindows<K, V, R> {
   /** The default allowed lateness, as in the core: 120 seconds. */
   static final Duration DEFAULT_ALLOWED_LATENESS = Duration.ofSeconds(120);
 
+  /** The default interval between two reads of the group watermark: 10 seconds. */
+  static final Duration DEFAULT_GROUP_WATERMARK_INTERVAL = Duration.ofSeconds(10);
+
   /** No alignment. */
   private static final long NO_DRIFT = Long.MAX_VALUE;
 
-  private final TumblingWindows<K, V, R> windows;
+  private static final TumblingWindows<?, ?, ?>[] NO_WINDOWS = new TumblingWindows<?, ?, ?>[0];
+
+  private final Builder<V, R> config;
+  private final ResultScope scope;
   private final CachedClock clock;
   private final Consumer<?, ?> consumer;
-  private final long maxDriftMillis;
-  private final long allowedLatenessMillis;
+  private final LateRecordHandler lateRecordHandler;
+  private final long sizeMillis;
   private final long quietAdvanceAfterNanos;
   private final long quietAdvanceMaxLagMillis;
 
-  /** Assigned partitions and their commit state, in assignment order. */
-  private final Map<TopicPartition, PartitionState> assigned = new HashMap<>();
+  /** The shared windows in {@code MERGED}, {@code null} in {@code PER_PARTITION}. */
+  private final TumblingWindows<K, V, R> merged;
 
-  /** Partitions paused by the alignment (not those the caller paused). */
-  private final Set<TopicPartition> pausedByAlignment = new LinkedHashSet<>();
+  /** The quiet-period rule of the whole instance in {@code MERGED}, else {@code null}. */
+  private final QuietAdvance instanceQuiet;
 
-  /**
-   * The watermark as of the last {@link #pollFinalized()}: windows ending at or before it are out.
-   */
-  private long returnedThroughMillis = WatermarkTracker.NO_WATERMARK;
+  /** The alignment, or {@code null} without {@code maxDrift}. */
+  private final Alignment alignment;
 
-  private long lastRecordNanos;
-  private boolean lagWarningLogged;
-  private long pauses;
-  private long resumes;
+  /** The group watermark reader, or {@code null} without a consumer. */
+  private final GroupWatermark groupWatermark;
+
+  /** Assigned partitions, in the order they were assigned. */
+  private final Map<TopicPartition, PartitionState<K, V, R>> assigned = new LinkedHashMap<>();
+
+  /** The per-partition windows, republished on every assignment change, for other threads. */
+  private volatile TumblingWindows<?, ?, ?>[] partitionWindows = NO_WINDOWS;
+
+  /** The counters of per-partition windows already dropped, for {@link #stats()}. */
+  private volatile WindowStats retired = new WindowStats(0, 0, 0, 0, 0, 0, 0);
+
+  /** The mapper's output, reused for every record. */
+  private final Extracted extracted = new Extracted();
+
+  /** Partitions whose unreadable checkpoint was logged. */
+  private final Set<TopicPartition> unreadableLogged = new HashSet<>();
+
+  private volatile long redeliveredRecords;
+  private volatile long skippedRecords;
   private long quietAdvances;
-  private long skippedRecords;
 
   private KafkaWindows(Builder<V, R> builder) {
+    this.config = builder;
+    this.scope = builder.resultScope();
     this.clock = new CachedClock(builder.clock != null ? builder.clock : Clock.system());
     this.consumer = builder.consumer;
-    this.maxDriftMillis = builder.maxDriftMillis;
-    this.allowedLatenessMillis = builder.allowedLatenessMillis();
+    this.lateRecordHandler = builder.lateRecordHandler;
+    this.sizeMillis = TimeMath.toMillisSaturated(builder.size);
     this.quietAdvanceAfterNanos = builder.quietAdvanceAfterNanos();
     this.quietAdvanceMaxLagMillis = builder.quietAdvanceMaxLagMillis();
+    long now = clock.monotonicNanos();
+    if (scope == ResultScope.MERGED) {
+      this.merged = newWindows();
+      this.instanceQuiet =
+          new QuietAdvance(quietAdvanceAfterNanos, quietAdvanceMaxLagMillis, "all partitions", now);
+    } else {
+      this.merged = null;
+      this.instanceQuiet = null;
+    }
+    this.alignment =
+        builder.maxDriftMillis != NO_DRIFT
+            ? new Alignment(builder.consumer, builder.maxDriftMillis)
+            : null;
+    this.groupWatermark =
+        consumer != null
+            ? new GroupWatermark(consumer, builder.groupWatermarkIntervalNanos())
+            : null;
+  }
+
+  private TumblingWindows<K, V, R> newWindows() {
     TumblingWindows.Builder<V, R> wb =
-        TumblingWindows.<V, R>builder(builder.size, builder.aggregator)
-            .allowedLateness(Duration.ofMillis(allowedLatenessMillis))
+        TumblingWindows.<V, R>builder(config.size, config.aggregator)
+            .allowedLateness(Duration.ofMillis(config.allowedLatenessMillis()))
             .clock(clock);
-    if (builder.idleTimeout != null) {
-      wb.idleTimeout(builder.idleTimeout);
+    if (config.idleTimeout != null) {
+      wb.idleTimeout(config.idleTimeout);
     }
-    if (builder.lateEventHandler != null) {
-      wb.lateEventHandler(builder.lateEventHandler);
-    }
-    this.windows = wb.build();
-    this.lastRecordNanos = clock.monotonicNanos();
+    return wb.build();
   }
 
   /**
@@ -191,9 +248,9 @@ public final class KafkaWindows<K, V, R> {
   }
 
   /**
-   * Returns a rebalance listener to pass to {@code consumer.subscribe}: it registers assigned
-   * partitions (an assigned partition that has not delivered yet holds the watermark) and removes
-   * revoked and lost ones at once.
+   * Returns a rebalance listener to pass to {@code consumer.subscribe}: on assignment it reads the
+   * partitions' checkpoints and registers them (an assigned partition that has not delivered yet
+   * holds the watermark); on revocation and loss it drops their state at once and commits nothing.
    *
    * @return the listener
    */
@@ -203,8 +260,9 @@ public final class KafkaWindows<K, V, R> {
 
   /**
    * Returns a rebalance listener that does what {@link #rebalanceListener()} does and calls {@code
-   * delegate} too: after registering on assignment, before removing on revocation and loss (so that
-   * the delegate still sees the partitions' state, for example to flush and commit).
+   * delegate} too: after registering on assignment, before dropping on revocation and loss (so that
+   * the delegate still sees the partitions' state). An exception from the delegate propagates; on
+   * revocation and loss the partitions are dropped all the same.
    *
    * @param delegate the listener the application already has
    * @return the listener
@@ -216,7 +274,7 @@ public final class KafkaWindows<K, V, R> {
 
   /**
    * Feeds a poll's records with the record timestamp as event time; see {@link #onPoll(
-   * ConsumerRecords, ToLongFunction, Function, Function)}.
+   * ConsumerRecords, RecordMapper)}.
    *
    * @param records the records returned by {@code poll}, possibly none
    * @param key the window key of a record; {@code null} skips the record
@@ -233,9 +291,8 @@ public final class KafkaWindows<K, V, R> {
   }
 
   /**
-   * Feeds a poll's records and does the per-poll work described in the class comment: one clock
-   * read, the records per partition, heartbeats for paused partitions, the idleness refresh, the
-   * quiet-period advance and the alignment. Call it after every {@code poll}, including empty ones.
+   * Feeds a poll's records with three extractors; see {@link #onPoll(ConsumerRecords,
+   * RecordMapper)}. The event time is extracted only for a record with a key and a value.
    *
    * @param records the records returned by {@code poll}, possibly none
    * @param eventTime the event time of a record in epoch milliseconds
@@ -250,240 +307,177 @@ public final class KafkaWindows<K, V, R> {
       ToLongFunction<? super ConsumerRecord<KR, VR>> eventTime,
       Function<? super ConsumerRecord<KR, VR>, ? extends K> key,
       Function<? super ConsumerRecord<KR, VR>, ? extends V> value) {
-    Objects.requireNonNull(records, "records");
     Objects.requireNonNull(eventTime, "eventTime");
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
+    onPoll(
+        records,
+        (ConsumerRecord<KR, VR> r, RecordMapper.Output<K, V> out) -> {
+          K k = key.apply(r);
+          V v = k == null ? null : value.apply(r);
+          if (v != null) {
+            out.emit(eventTime.applyAsLong(r), k, v);
+          }
+        });
+  }
+
+  /**
+   * Feeds a poll's records, each mapped once to (event time, key, value), and does the per-poll
+   * work described in the class comment. Call it after every {@code poll}, including empty ones.
+   *
+   * <p>If the mapper, the late handler, the aggregator or a timer throws, the exception propagates
+   * with the state consistent, and every partition of the poll is rewound to its first record not
+   * processed (when the builder was given the consumer); see the class comment.
+   *
+   * @param records the records returned by {@code poll}, possibly none
+   * @param mapper maps a record to its event time, key and value
+   * @param <KR> the record key type
+   * @param <VR> the record value type
+   * @throws NullPointerException if an argument is null
+   */
+  public <KR, VR> void onPoll(ConsumerRecords<KR, VR> records, RecordMapper<KR, VR, K, V> mapper) {
+    Objects.requireNonNull(records, "records");
+    Objects.requireNonNull(mapper, "mapper");
     clock.update();
     long nowNanos = clock.monotonicNanos();
-    if (!records.isEmpty()) {
-      lastRecordNanos = nowNanos;
-    }
     for (TopicPartition tp : records.partitions()) {
-      PartitionState state = assigned.get(tp);
-      if (state == null) {
-        // Assigned without a listener (consumer.assign) or before the listener ran.
-        state = new PartitionState(windows.source(tp));
-        assigned.put(tp, state);
+      List<ConsumerRecord<KR, VR>> batch = records.records(tp);
+      if (batch.isEmpty()) {
+        continue;
       }
-      for (ConsumerRecord<KR, VR> r : records.records(tp)) {
-        state.nextOffset = r.offset() + 1;
-        K k = key.apply(r);
-        V v = k == null ? null : value.apply(r);
-        if (v == null) {
-          skippedRecords++;
-          windows.heartbeat(state.source);
-          continue;
-        }
-        long t = eventTime.applyAsLong(r);
-        if (windows.add(state.source, t, k, v)) {
-          state.hold(windowEnd(t), r.offset());
+      PartitionState<K, V, R> p = partitionFor(tp);
+      if (p.quiet != null) {
+        p.quiet.activity(nowNanos);
+      }
+      if (instanceQuiet != null) {
+        instanceQuiet.activity(nowNanos);
+      }
+      for (ConsumerRecord<KR, VR> r : batch) {
+        try {
+          process(p, r, mapper);
+        } catch (RuntimeException | Error e) {
+          rewind(records, tp, p, r.offset());
+          throw e;
         }
       }
     }
+    afterRecords(nowNanos);
+  }
+
+  /** One record, whole or not at all; {@code p.nextOffset} moves past it once it is processed. */
+  private <KR, VR> void process(
+      PartitionState<K, V, R> p, ConsumerRecord<KR, VR> r, RecordMapper<KR, VR, K, V> mapper) {
+    Extracted out = extracted;
+    out.reset();
+    mapper.map(r, out);
+    long offset = r.offset();
+    if (!out.emitted || out.key == null || out.value == null) {
+      skippedRecords++;
+      p.nextOffset = offset + 1;
+      p.windows.heartbeat(p.source); // a skipped record still shows its partition is alive
+      return;
+    }
+    long t = out.eventTimeMillis;
+    K key = out.key;
+    V value = out.value;
+    out.reset(); // the mapper's objects are not kept beyond the record
+    long end = windowEnd(t);
+    if (p.redelivered(end, offset)) {
+      if (lateRecordHandler != null) {
+        lateRecordHandler.onLateRecord(
+            r, LateRecordHandler.Reason.REDELIVERED, t, end, p.writtenThroughMillis);
+      }
+      redeliveredRecords++;
+      p.nextOffset = offset + 1;
+      p.windows.observe(p.source, t); // the watermark moves as it did the first time
+      return;
+    }
+    long watermark = p.windows.watermark();
+    if (end <= watermark) {
+      if (lateRecordHandler != null) {
+        lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, watermark);
+      }
+    } else if (end != p.lastEnd) {
+      // Held before the add: if the add then fails, an extra hold only makes the commit cautious.
+      p.ledger.hold(end, offset, watermark, p.frontier());
+      p.lastEnd = end;
+    }
+    long before = p.windows.events();
+    try {
+      p.windows.add(p.source, t, key, value);
+    } catch (RuntimeException | Error e) {
+      if (p.windows.events() != before) {
+        p.nextOffset = offset + 1; // a timer threw after the event was taken
+      }
+      throw e;
+    }
+    p.nextOffset = offset + 1;
+  }
+
+  /**
+   * After an exception at the record {@code failedOffset} of {@code failed}: seeks every partition
+   * of the poll that has records not processed back to the first of them.
+   */
+  private <KR, VR> void rewind(
+      ConsumerRecords<KR, VR> records,
+      TopicPartition failed,
+      PartitionState<K, V, R> p,
+      long failedOffset) {
+    if (consumer == null) {
+      return;
+    }
+    boolean after = false;
+    for (TopicPartition tp : records.partitions()) {
+      List<ConsumerRecord<KR, VR>> batch = records.records(tp);
+      try {
+        if (tp.equals(failed)) {
+          consumer.seek(tp, Math.max(p.nextOffset, failedOffset));
+          after = true;
+        } else if (after && !batch.isEmpty()) {
+          consumer.seek(tp, batch.get(0).offset());
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("could not rewind {} after an exception in onPoll", tp, e);
+      }
+    }
+  }
+
+  /** The per-poll work after the records: heartbeats, quiet-period advance, alignment, group. */
+  private void afterRecords(long nowNanos) {
     Set<TopicPartition> paused = consumer != null ? consumer.paused() : Set.of();
     for (TopicPartition tp : paused) {
-      if (assigned.containsKey(tp)) {
-        windows.heartbeat(tp);
+      PartitionState<K, V, R> p = assigned.get(tp);
+      if (p != null) {
+        p.windows.heartbeat(p.source);
+        if (p.quiet != null) {
+          p.quiet.activity(nowNanos); // paused time is not quiet
+        }
       }
-    }
-    windows.refresh();
-    maybeAdvanceQuiet(nowNanos);
-    if (maxDriftMillis != NO_DRIFT) {
-      align(paused);
-    }
-  }
-
-  /**
-   * Returns the results of the windows finalized since the last call; see {@link
-   * TumblingWindows#pollFinalized()}. Write them before committing {@link #committableOffsets()}.
-   *
-   * @return the new results
-   */
-  public List<WindowResult<K, R>> pollFinalized() {
-    List<WindowResult<K, R>> results = windows.pollFinalized();
-    returnedThroughMillis = windows.watermark();
-    return results;
-  }
-
-  /**
-   * Returns the offsets that are safe to commit once the results of {@link #pollFinalized()} have
-   * been written: per assigned partition that has delivered, the offset of its oldest record in a
-   * window not returned yet, or the next offset to read when it has none. Allocates the map.
-   *
-   * @return partition to offset, for {@code consumer.commitSync}
-   */
-  public Map<TopicPartition, OffsetAndMetadata> committableOffsets() {
-    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-    for (Map.Entry<TopicPartition, PartitionState> e : assigned.entrySet()) {
-      PartitionState state = e.getValue();
-      if (state.nextOffset >= 0) {
-        offsets.put(e.getKey(), new OffsetAndMetadata(state.committable(returnedThroughMillis)));
-      }
-    }
-    return offsets;
-  }
-
-  /**
-   * Seeds the watermark at start-up from the sink: pass the end of the newest window already
-   * written, so that redelivered records of written windows are late and no written window is
-   * overwritten with a partial one. Clamped to {@code clock.wallMillis() - allowedLateness}; see
-   * {@link TumblingWindows#seedWatermark(long)}.
-   *
-   * @param newestWrittenWindowEndMillis the end of the newest written window, epoch milliseconds
-   * @return the watermark after seeding
-   */
-  public long seedWatermark(long newestWrittenWindowEndMillis) {
-    clock.update();
-    long watermark = windows.seedWatermark(newestWrittenWindowEndMillis);
-    returnedThroughMillis = Math.max(returnedThroughMillis, watermark);
-    return watermark;
-  }
-
-  /**
-   * Closes every open window, for a consumer that leaves the group for good: after this call {@link
-   * #pollFinalized()} returns every window still open (partial results that the sink must add to
-   * the other instances' results), and every later record is late. Then write the results, commit
-   * {@link #committableOffsets()} and close the consumer.
-   */
-  public void finishAll() {
-    clock.update();
-    windows.advanceTo(Long.MAX_VALUE);
-  }
-
-  /**
-   * Returns the windows this driver feeds, for the calls it does not wrap.
-   *
-   * @return the windows
-   */
-  public TumblingWindows<K, V, R> windows() {
-    return windows;
-  }
-
-  /**
-   * Returns the frontier of a partition; see {@link TumblingWindows#frontier(Object)}.
-   *
-   * @param partition the partition
-   * @return the frontier in epoch milliseconds, or {@link WatermarkTracker#NO_WATERMARK}
-   * @throws NullPointerException if {@code partition} is null
-   */
-  public long frontier(TopicPartition partition) {
-    return windows.frontier(Objects.requireNonNull(partition, "partition"));
-  }
-
-  /**
-   * Returns the watermark; any thread.
-   *
-   * @return the watermark in epoch milliseconds, or {@link WatermarkTracker#NO_WATERMARK}
-   */
-  public long watermark() {
-    return windows.watermark();
-  }
-
-  /**
-   * Returns a snapshot of the windows' counters; any thread.
-   *
-   * @return the counters
-   */
-  public WindowStats stats() {
-    return windows.stats();
-  }
-
-  /**
-   * Returns the partitions this driver considers assigned. Polling thread only.
-   *
-   * @return an unmodifiable copy
-   */
-  public Set<TopicPartition> assignedPartitions() {
-    return Collections.unmodifiableSet(new HashSet<>(assigned.keySet()));
-  }
-
-  /**
-   * Returns the partitions currently paused by the alignment. Polling thread only.
-   *
-   * @return an unmodifiable copy, in the order they were paused
-   */
-  public Set<TopicPartition> pausedPartitions() {
-    return Collections.unmodifiableSet(new LinkedHashSet<>(pausedByAlignment));
-  }
-
-  /**
-   * Returns how many times the alignment paused a partition.
-   *
-   * @return the number of pauses
-   */
-  public long pauses() {
-    return pauses;
-  }
-
-  /**
-   * Returns how many times the alignment resumed a partition.
-   *
-   * @return the number of resumes
-   */
-  public long resumes() {
-    return resumes;
-  }
-
-  /**
-   * Returns how many polls advanced the watermark to the wall clock after a quiet period.
-   *
-   * @return the number of quiet-period advances
-   */
-  public long quietAdvances() {
-    return quietAdvances;
-  }
-
-  /**
-   * Returns how many records were skipped because the key or value extractor returned {@code null}:
-   * counted, never silently dropped. Their partition still counted as active.
-   *
-   * @return the number of skipped records
-   */
-  public long skippedRecords() {
-    return skippedRecords;
-  }
-
-  @Override
-  public String toString() {
-    return "KafkaWindows{assigned="
-        + assigned.size()
-        + ", paused="
-        + pausedByAlignment.size()
-        + ", "
-        + windows
-        + "}";
-  }
-
-  // ---------------------------------------------------------------------------------------------
-
-  private long windowEnd(long eventTimeMillis) {
-    long size = windows.sizeMillis();
-    long rem = Math.floorMod(eventTimeMillis, size);
-    return TimeMath.saturatedAdd(eventTimeMillis, size - rem);
-  }
-
-  private void maybeAdvanceQuiet(long nowNanos) {
-    if (nowNanos - lastRecordNanos < quietAdvanceAfterNanos || !pausedByAlignment.isEmpty()) {
-      return;
     }
     long wall = clock.wallMillis();
-    long lag = TimeMath.saturatedSubtract(wall, windows.watermark());
-    if (lag > quietAdvanceMaxLagMillis) {
-      if (!lagWarningLogged) {
-        lagWarningLogged = true;
-        LOG.warn(
-            "all partitions quiet, but the watermark {} lags the wall clock {} by {} ms, more than"
-                + " quietAdvanceMaxLag {} ms (a replay or backfill?): not advancing to the wall"
-                + " clock, which would make the backlog late",
-            windows.watermark(),
-            wall,
-            lag,
-            quietAdvanceMaxLagMillis);
+    if (merged != null) {
+      merged.refresh();
+      if (!assigned.isEmpty()
+          && (alignment == null || !alignment.pausedAny())
+          && instanceQuiet.due(nowNanos, merged.watermark(), wall)) {
+        advance(merged, wall);
       }
-      return;
+      if (alignment != null) {
+        alignment.align(assigned.keySet(), merged, paused);
+      }
+    } else {
+      for (PartitionState<K, V, R> p : assigned.values()) {
+        if (!paused.contains(p.partition) && p.quiet.due(nowNanos, p.windows.watermark(), wall)) {
+          advance(p.windows, wall);
+        }
+      }
     }
-    lagWarningLogged = false;
+    if (groupWatermark != null) {
+      groupWatermark.maybeRefresh(nowNanos);
+    }
+  }
+
+  private void advance(TumblingWindows<K, V, R> windows, long wall) {
     long before = windows.watermark();
     windows.advanceTo(wall);
     if (windows.watermark() != before) {
@@ -492,151 +486,465 @@ public final class KafkaWindows<K, V, R> {
   }
 
   /**
-   * Pauses the partitions too far ahead and resumes those back within the drift. A partition the
-   * alignment paused but that is no longer paused (the application resumed it) is paused again if
-   * it is still ahead.
+   * Returns the results of the windows finalized since the last call, each window exactly once.
+   * {@code PER_PARTITION}: a result per (window, partition, key), {@link WindowResult#source()} the
+   * partition, partition by partition in assignment order and in end order within a partition.
+   * {@code MERGED}: see {@link TumblingWindows#pollFinalized()}. Write them before committing
+   * {@link #committableOffsets()}.
+   *
+   * @return the new results
    */
-  private void align(Set<TopicPartition> pausedNow) {
-    long watermark = windows.watermark();
-    if (watermark == WatermarkTracker.NO_WATERMARK) {
-      // An assigned partition has not delivered yet: align the others on the watermark they
-      // would make without it, so that they cannot run away meanwhile.
-      long slowest = Long.MAX_VALUE;
-      for (TopicPartition tp : assigned.keySet()) {
-        long frontier = windows.frontier(tp);
-        if (frontier != WatermarkTracker.NO_WATERMARK) {
-          slowest = Math.min(slowest, frontier);
-        }
+  public List<WindowResult<K, R>> pollFinalized() {
+    if (merged != null) {
+      List<WindowResult<K, R>> results = merged.pollFinalized();
+      long returnedThrough = merged.watermark();
+      for (PartitionState<K, V, R> p : assigned.values()) {
+        p.returnedThroughMillis = returnedThrough;
       }
-      if (slowest == Long.MAX_VALUE) {
-        return;
-      }
-      watermark = TimeMath.saturatedSubtract(slowest, allowedLatenessMillis);
+      return results;
     }
-    List<TopicPartition> toPause = null;
-    List<TopicPartition> toResume = null;
-    for (TopicPartition tp : assigned.keySet()) {
-      long frontier = windows.frontier(tp);
-      boolean ahead =
-          frontier != WatermarkTracker.NO_WATERMARK
-              && TimeMath.saturatedSubtract(frontier, watermark) > maxDriftMillis;
-      boolean paused = pausedByAlignment.contains(tp);
-      if (ahead && !(paused && pausedNow.contains(tp))) {
-        if (toPause == null) {
-          toPause = new ArrayList<>();
-        }
-        toPause.add(tp);
-      } else if (!ahead && paused) {
-        if (toResume == null) {
-          toResume = new ArrayList<>();
-        }
-        toResume.add(tp);
+    List<WindowResult<K, R>> results = null;
+    for (PartitionState<K, V, R> p : assigned.values()) {
+      List<WindowResult<K, R>> own = p.windows.pollFinalized();
+      p.returnedThroughMillis = p.windows.watermark();
+      if (own.isEmpty()) {
+        continue;
+      }
+      if (results == null) {
+        results = new ArrayList<>(own.size());
+      }
+      for (WindowResult<K, R> r : own) {
+        results.add(r.withSource(p.partition));
       }
     }
-    if (toPause != null) {
-      consumer.pause(toPause);
-      for (TopicPartition tp : toPause) {
-        if (pausedByAlignment.add(tp)) {
-          pauses++;
-        }
-      }
-      LOG.debug("alignment paused {} at watermark {}", toPause, watermark);
-    }
-    if (toResume != null) {
-      consumer.resume(toResume);
-      toResume.forEach(pausedByAlignment::remove);
-      resumes += toResume.size();
-      LOG.debug("alignment resumed {} at watermark {}", toResume, watermark);
-    }
+    return results != null ? results : List.of();
   }
 
-  private void assign(Collection<TopicPartition> partitions) {
-    clock.update();
-    for (TopicPartition tp : partitions) {
-      if (!assigned.containsKey(tp)) {
-        assigned.put(tp, new PartitionState(windows.source(tp)));
+  /**
+   * Returns the offsets that are safe to commit once the results of {@link #pollFinalized()} have
+   * been written: per assigned partition that has delivered, the offset of its oldest record in a
+   * window not returned yet, or the next offset to read when it has none, each with the partition's
+   * {@link Checkpoint} as metadata. Allocates the map.
+   *
+   * @return partition to offset and metadata, for {@code consumer.commitSync}
+   */
+  public Map<TopicPartition, OffsetAndMetadata> committableOffsets() {
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    for (PartitionState<K, V, R> p : assigned.values()) {
+      if (p.nextOffset >= 0) {
+        offsets.put(p.partition, p.committable());
       }
+    }
+    return offsets;
+  }
+
+  /**
+   * {@code MERGED} only: seeds the watermark at start-up from the sink: pass the end of the newest
+   * window already written, so that records of written windows are late and no written window is
+   * overwritten with a partial one. Clamped to {@code clock.wallMillis() - allowedLateness}; see
+   * {@link TumblingWindows#seedWatermark(long)}. Windows the seed closes are returned by the next
+   * {@link #pollFinalized()} like any other, and committed only after it. ({@code PER_PARTITION}
+   * seeds each partition from its checkpoint instead, with no sink query.)
+   *
+   * @param newestWrittenWindowEndMillis the end of the newest written window, epoch milliseconds
+   * @return the watermark after seeding
+   * @throws IllegalStateException in {@code PER_PARTITION}
+   */
+  public long seedWatermark(long newestWrittenWindowEndMillis) {
+    if (merged == null) {
+      throw new IllegalStateException(
+          "seedWatermark is for resultScope(MERGED): per-partition windows seed each partition"
+              + " from the checkpoint committed with its offset");
+    }
+    clock.update();
+    return merged.seedWatermark(newestWrittenWindowEndMillis);
+  }
+
+  /**
+   * The end of the input, for a bounded replay read to its end: closes every open window, however
+   * large the allowed lateness, so that the next {@link #pollFinalized()} returns them; every later
+   * record is late. The checkpoints committed afterwards claim no window newer than the newest one
+   * that held records. Not for leaving a group: to hand partitions over, simply close the consumer.
+   */
+  public void finishAll() {
+    clock.update();
+    for (PartitionState<K, V, R> p : assigned.values()) {
+      p.finishedThroughMillis =
+          Math.max(Math.max(p.returnedThroughMillis, p.writtenThroughMillis), p.ledger.newestEnd());
+      if (merged == null) {
+        p.windows.finish();
+      }
+    }
+    if (merged != null) {
+      merged.finish();
     }
   }
 
   /**
-   * On revocation: the records of the revoked partitions that sit in open windows stay there and
-   * are emitted with them, so the new owner must start after them: commit the consumed positions.
+   * {@code MERGED} only: returns the windows this driver feeds, for the calls it does not wrap.
+   *
+   * @return the windows
+   * @throws IllegalStateException in {@code PER_PARTITION}, where each partition has its own
    */
-  private void commitConsumed(Collection<TopicPartition> partitions) {
-    if (consumer == null) {
+  public TumblingWindows<K, V, R> windows() {
+    if (merged == null) {
+      throw new IllegalStateException(
+          "windows() is for resultScope(MERGED): in PER_PARTITION each partition has its own");
+    }
+    return merged;
+  }
+
+  /**
+   * Returns the result scope.
+   *
+   * @return {@code PER_PARTITION} or {@code MERGED}
+   */
+  public ResultScope resultScope() {
+    return scope;
+  }
+
+  /**
+   * Returns the frontier of an assigned partition: the largest event time seen on it.
+   *
+   * @param partition the partition
+   * @return the frontier in epoch milliseconds, or {@link WatermarkTracker#NO_WATERMARK}
+   * @throws NullPointerException if {@code partition} is null
+   */
+  public long frontier(TopicPartition partition) {
+    PartitionState<K, V, R> p = assigned.get(Objects.requireNonNull(partition, "partition"));
+    return p == null ? WatermarkTracker.NO_WATERMARK : p.windows.frontier(p.source);
+  }
+
+  /**
+   * Returns the watermark of an assigned partition: its own in {@code PER_PARTITION}, the
+   * instance's in {@code MERGED}. Polling thread.
+   *
+   * @param partition the partition
+   * @return the watermark in epoch milliseconds, or {@link WatermarkTracker#NO_WATERMARK}
+   * @throws NullPointerException if {@code partition} is null
+   */
+  public long watermark(TopicPartition partition) {
+    PartitionState<K, V, R> p = assigned.get(Objects.requireNonNull(partition, "partition"));
+    return p == null ? WatermarkTracker.NO_WATERMARK : p.windows.watermark();
+  }
+
+  /**
+   * Returns the instance's watermark: in {@code MERGED} the windows' watermark; in {@code
+   * PER_PARTITION} the minimum of the assigned partitions' own watermarks ({@link
+   * WatermarkTracker#NO_WATERMARK} while one has none, or none is assigned). Any thread.
+   *
+   * @return the watermark in epoch milliseconds, or {@link WatermarkTracker#NO_WATERMARK}
+   */
+  public long watermark() {
+    if (merged != null) {
+      return merged.watermark();
+    }
+    TumblingWindows<?, ?, ?>[] all = partitionWindows;
+    if (all.length == 0) {
+      return WatermarkTracker.NO_WATERMARK;
+    }
+    long min = Long.MAX_VALUE;
+    for (TumblingWindows<?, ?, ?> w : all) {
+      min = Math.min(min, w.watermark());
+    }
+    return min;
+  }
+
+  /**
+   * Returns the consumer group's watermark, as read from the group's committed offsets at most once
+   * per {@code groupWatermarkInterval}: the minimum, over every partition of the subscribed topics,
+   * of the partition's watermark as of its committed offset. Every window ending at or before it is
+   * complete: written for every partition by whichever instance owned it. {@link
+   * WatermarkTracker#NO_WATERMARK} while a partition has never committed a checkpoint, before the
+   * first read, or without a consumer. Any thread.
+   *
+   * @return the group watermark in epoch milliseconds, or {@link WatermarkTracker#NO_WATERMARK}
+   */
+  public long groupWatermark() {
+    return groupWatermark != null ? groupWatermark.value() : WatermarkTracker.NO_WATERMARK;
+  }
+
+  /**
+   * Returns a snapshot of the counters; any thread. In {@code PER_PARTITION} the sums over the
+   * partitions' windows, those of partitions already handed over included (their open windows
+   * excepted), and the instance's {@link #watermark()}.
+   *
+   * @return the counters
+   */
+  public WindowStats stats() {
+    if (merged != null) {
+      return merged.stats();
+    }
+    WindowStats r = retired;
+    long accepted = r.accepted();
+    long late = r.late();
+    long future = r.futureEvents();
+    long openWindows = 0;
+    long openEntries = 0;
+    long finalized = r.finalizedWindows();
+    for (TumblingWindows<?, ?, ?> w : partitionWindows) {
+      WindowStats s = w.stats();
+      accepted += s.accepted();
+      late += s.late();
+      future += s.futureEvents();
+      openWindows += s.openWindows();
+      openEntries += s.openEntries();
+      finalized += s.finalizedWindows();
+    }
+    return new WindowStats(
+        accepted, late, future, openWindows, openEntries, finalized, watermark());
+  }
+
+  /**
+   * Returns the partitions this driver considers assigned. Polling thread only.
+   *
+   * @return an unmodifiable copy, in assignment order
+   */
+  public Set<TopicPartition> assignedPartitions() {
+    return Collections.unmodifiableSet(new LinkedHashSet<>(assigned.keySet()));
+  }
+
+  /**
+   * Returns the partitions currently paused by the alignment (not those the caller paused). Polling
+   * thread only.
+   *
+   * @return an unmodifiable copy, in the order they were paused
+   */
+  public Set<TopicPartition> pausedPartitions() {
+    return alignment == null
+        ? Set.of()
+        : Collections.unmodifiableSet(new LinkedHashSet<>(alignment.paused()));
+  }
+
+  /**
+   * Returns how many times the alignment paused a partition.
+   *
+   * @return the number of pauses
+   */
+  public long pauses() {
+    return alignment == null ? 0 : alignment.pauses();
+  }
+
+  /**
+   * Returns how many times the alignment resumed a partition.
+   *
+   * @return the number of resumes
+   */
+  public long resumes() {
+    return alignment == null ? 0 : alignment.resumes();
+  }
+
+  /**
+   * Returns how many times a quiet-period advance moved a watermark (a partition's, or the
+   * instance's in {@code MERGED}).
+   *
+   * @return the number of quiet-period advances
+   */
+  public long quietAdvances() {
+    return quietAdvances;
+  }
+
+  /**
+   * Returns how many records were skipped because the mapper gave no key or value: counted, never
+   * silently dropped. Their partition still counted as active. Any thread.
+   *
+   * @return the number of skipped records
+   */
+  public long skippedRecords() {
+    return skippedRecords;
+  }
+
+  /**
+   * Returns how many records were skipped as redelivered: their window had already been written for
+   * their partition (by a previous owner, as its checkpoint says) and that owner had read them. Not
+   * late: an alert on late records does not fire at every deploy. Any thread.
+   *
+   * @return the number of redelivered records
+   */
+  public long redeliveredRecords() {
+    return redeliveredRecords;
+  }
+
+  @Override
+  public String toString() {
+    return "KafkaWindows{scope="
+        + scope
+        + ", assigned="
+        + assigned.size()
+        + ", redelivered="
+        + redeliveredRecords
+        + ", "
+        + stats()
+        + "}";
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private long windowEnd(long eventTimeMillis) {
+    long rem = Math.floorMod(eventTimeMillis, sizeMillis);
+    return TimeMath.saturatedAdd(eventTimeMillis, sizeMillis - rem);
+  }
+
+  /** The state of a partition that delivers records, created if it arrived without a listener. */
+  private PartitionState<K, V, R> partitionFor(TopicPartition tp) {
+    PartitionState<K, V, R> p = assigned.get(tp);
+    if (p == null) {
+      assign(List.of(tp)); // consumer.assign without the listener, or before it ran
+      p = assigned.get(tp);
+    }
+    return p;
+  }
+
+  private void assign(Collection<TopicPartition> partitions) {
+    clock.update();
+    long nowNanos = clock.monotonicNanos();
+    List<TopicPartition> added = new ArrayList<>();
+    for (TopicPartition tp : partitions) {
+      if (!assigned.containsKey(tp)) {
+        added.add(tp);
+      }
+    }
+    if (added.isEmpty()) {
       return;
     }
-    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    Map<TopicPartition, Checkpoint> checkpoints = readCheckpoints(added); // may throw: no change
+    for (TopicPartition tp : added) {
+      PartitionState<K, V, R> p;
+      if (merged != null) {
+        p = new PartitionState<>(tp, merged, null);
+      } else {
+        p =
+            new PartitionState<>(
+                tp,
+                newWindows(),
+                new QuietAdvance(quietAdvanceAfterNanos, quietAdvanceMaxLagMillis, tp, nowNanos));
+      }
+      Checkpoint checkpoint = checkpoints.getOrDefault(tp, Checkpoint.NONE);
+      p.restore(checkpoint);
+      if (merged == null && checkpoint.watermarkMillis() != WatermarkTracker.NO_WATERMARK) {
+        p.windows.seedWatermark(checkpoint.watermarkMillis());
+      }
+      assigned.put(tp, p);
+      if (checkpoint != Checkpoint.NONE) {
+        LOG.debug(
+            "{} assigned at checkpoint: written through {}, watermark {}, read through offset {}",
+            tp,
+            QuietAdvance.describe(checkpoint.writtenThroughMillis()),
+            QuietAdvance.describe(checkpoint.watermarkMillis()),
+            checkpoint.readThroughOffset());
+      }
+    }
+    if (instanceQuiet != null) {
+      instanceQuiet.activity(nowNanos); // a join is not a quiet period
+    }
+    publishPartitionWindows();
+  }
+
+  /** The checkpoints committed for {@code partitions}; none without a consumer. */
+  private Map<TopicPartition, Checkpoint> readCheckpoints(List<TopicPartition> partitions) {
+    if (consumer == null) {
+      return Map.of();
+    }
+    Map<TopicPartition, OffsetAndMetadata> committed =
+        consumer.committed(new HashSet<>(partitions));
+    Map<TopicPartition, Checkpoint> checkpoints = new HashMap<>();
     for (TopicPartition tp : partitions) {
-      PartitionState state = assigned.get(tp);
-      if (state != null && state.nextOffset >= 0) {
-        offsets.put(tp, new OffsetAndMetadata(state.nextOffset));
+      OffsetAndMetadata om = committed == null ? null : committed.get(tp);
+      if (om == null) {
+        continue;
       }
-    }
-    if (!offsets.isEmpty()) {
       try {
-        consumer.commitSync(offsets);
-      } catch (RuntimeException e) {
-        LOG.warn("could not commit the consumed offsets of revoked partitions {}", offsets, e);
+        checkpoints.put(tp, Checkpoint.parse(om.metadata()));
+      } catch (CheckpointFormatException e) {
+        if (unreadableLogged.add(tp)) {
+          LOG.warn(
+              "{}: the metadata committed with offset {} is not a checkpoint this version reads;"
+                  + " the partition starts without one ({})",
+              tp,
+              om.offset(),
+              e.getMessage());
+        }
       }
     }
+    return checkpoints;
   }
 
   private void forget(Collection<TopicPartition> partitions) {
     clock.update();
-    // Fastest first: an eager rebalance revokes every partition at once, and removing the slowest
-    // first would raise the watermark to the next-slowest one for a moment, making the slowest
-    // partition's next records late once it is assigned again.
-    List<TopicPartition> fastestFirst = new ArrayList<>(partitions);
-    fastestFirst.sort(
-        Comparator.comparingLong((TopicPartition tp) -> windows.frontier(tp)).reversed());
-    for (TopicPartition tp : fastestFirst) {
-      assigned.remove(tp);
-      pausedByAlignment.remove(tp); // the consumer drops the pause with the assignment
-      windows.remove(tp);
+    List<TopicPartition> known = new ArrayList<>();
+    for (TopicPartition tp : partitions) {
+      if (assigned.containsKey(tp)) {
+        known.add(tp);
+      }
+    }
+    if (merged != null) {
+      // Fastest first: an eager rebalance revokes every partition at once, and removing the
+      // slowest first would raise the watermark to the next-slowest one for a moment, making the
+      // slowest partition's next records late once it is assigned again.
+      known.sort(Comparator.comparingLong((TopicPartition tp) -> merged.frontier(tp)).reversed());
+    }
+    for (TopicPartition tp : known) {
+      PartitionState<K, V, R> p = assigned.remove(tp);
+      if (alignment != null) {
+        alignment.forget(tp);
+      }
+      if (merged != null) {
+        merged.remove(tp);
+      } else {
+        retire(p.windows.stats());
+      }
+    }
+    publishPartitionWindows();
+  }
+
+  private void retire(WindowStats s) {
+    WindowStats r = retired;
+    retired =
+        new WindowStats(
+            r.accepted() + s.accepted(),
+            r.late() + s.late(),
+            r.futureEvents() + s.futureEvents(),
+            0,
+            0,
+            r.finalizedWindows() + s.finalizedWindows(),
+            0);
+  }
+
+  private void publishPartitionWindows() {
+    if (merged != null) {
+      return;
+    }
+    TumblingWindows<?, ?, ?>[] all = new TumblingWindows<?, ?, ?>[assigned.size()];
+    int i = 0;
+    for (PartitionState<K, V, R> p : assigned.values()) {
+      all[i++] = p.windows;
+    }
+    partitionWindows = all;
+  }
+
+  /** The mapper's output for one record. */
+  private final class Extracted implements RecordMapper.Output<K, V> {
+    boolean emitted;
+    long eventTimeMillis;
+    K key;
+    V value;
+
+    void reset() {
+      emitted = false;
+      key = null;
+      value = null;
+    }
+
+    @Override
+    public void emit(long eventTimeMillis, K key, V value) {
+      this.emitted = true;
+      this.eventTimeMillis = eventTimeMillis;
+      this.key = key;
+      this.value = value;
     }
   }
 
-  /** Commit state of one partition: the oldest offset still in each open window. */
-  private static final class PartitionState {
-    /** The partition's handle in the windows: no hash lookup per record. */
-    final WatermarkTracker.Source source;
-
-    PartitionState(WatermarkTracker.Source source) {
-      this.source = source;
-    }
-
-    /** The next offset to read, or -1 before the first record. */
-    long nextOffset = -1;
-
-    /** Window end to the smallest offset of this partition accepted into that window. */
-    final TreeMap<Long, Long> oldestOffsetByWindowEnd = new TreeMap<>();
-
-    /** The end of the window of the previous accepted record, to skip the map lookup. */
-    long lastEnd = Long.MIN_VALUE;
-
-    void hold(long windowEndMillis, long offset) {
-      if (windowEndMillis != lastEnd) {
-        oldestOffsetByWindowEnd.putIfAbsent(windowEndMillis, offset);
-        lastEnd = windowEndMillis;
-      }
-    }
-
-    long committable(long returnedThroughMillis) {
-      oldestOffsetByWindowEnd.headMap(returnedThroughMillis, true).clear();
-      if (lastEnd <= returnedThroughMillis) {
-        lastEnd = Long.MIN_VALUE;
-      }
-      long oldest = nextOffset;
-      for (long offset : oldestOffsetByWindowEnd.values()) {
-        oldest = Math.min(oldest, offset);
-      }
-      return oldest;
-    }
-  }
-
-  /** Registers assigned partitions and removes revoked and lost ones; chains a delegate. */
+  /** Registers assigned partitions and drops revoked and lost ones; chains a delegate. */
   private final class Listener implements ConsumerRebalanceListener {
     private final ConsumerRebalanceListener delegate;
 
@@ -658,7 +966,6 @@ public final class KafkaWindows<K, V, R> {
         if (delegate != null) {
           delegate.onPartitionsRevoked(partitions);
         }
-        commitConsumed(partitions);
       } finally {
         forget(partitions);
       }
@@ -698,7 +1005,9 @@ public final class KafkaWindows<K, V, R> {
     private Duration allowedLateness;
     private Duration idleTimeout;
     private Clock clock;
-    private LateEventHandler<? super V> lateEventHandler;
+    private LateRecordHandler lateRecordHandler;
+    private ResultScope resultScope;
+    private long groupWatermarkIntervalNanos = -1;
     private Consumer<?, ?> consumer;
     private long maxDriftMillis = NO_DRIFT;
     private long quietAdvanceAfterNanos = -1;
@@ -757,17 +1066,60 @@ public final class KafkaWindows<K, V, R> {
     }
 
     /**
-     * Sets the late path; see {@link TumblingWindows.Builder#lateEventHandler}. The source given to
-     * the handler is the record's {@link TopicPartition}.
+     * Sets the handler of the records that do not go into a window: the truly late ones and the
+     * redelivered ones, told apart by {@link LateRecordHandler.Reason}. Without one, both are only
+     * counted ({@code stats().late()}, {@link KafkaWindows#redeliveredRecords()}).
      *
-     * @param lateEventHandler receives every late record's key and value
+     * @param lateRecordHandler receives every late or redelivered record
      * @return this builder
-     * @throws NullPointerException if {@code lateEventHandler} is null
-     * @throws IllegalStateException if a late-event handler was already set
+     * @throws NullPointerException if {@code lateRecordHandler} is null
+     * @throws IllegalStateException if a handler was already set
      */
-    public Builder<V, R> lateEventHandler(LateEventHandler<? super V> lateEventHandler) {
-      checks.lateEventHandler(lateEventHandler);
-      this.lateEventHandler = lateEventHandler;
+    public Builder<V, R> lateRecordHandler(LateRecordHandler lateRecordHandler) {
+      Objects.requireNonNull(lateRecordHandler, "lateRecordHandler");
+      once(this.lateRecordHandler == null, "lateRecordHandler", this.lateRecordHandler);
+      this.lateRecordHandler = lateRecordHandler;
+      return this;
+    }
+
+    /**
+     * Sets what one result covers. Default {@link ResultScope#PER_PARTITION}: exact in a consumer
+     * group whatever its membership does. {@link ResultScope#MERGED} gives one row per (window,
+     * key) and is exact for a single consumer that owns every partition.
+     *
+     * @param resultScope the scope
+     * @return this builder
+     * @throws NullPointerException if {@code resultScope} is null
+     * @throws IllegalStateException if the scope was already set
+     */
+    public Builder<V, R> resultScope(ResultScope resultScope) {
+      Objects.requireNonNull(resultScope, "resultScope");
+      once(this.resultScope == null, "resultScope", this.resultScope);
+      this.resultScope = resultScope;
+      return this;
+    }
+
+    /**
+     * Sets how often {@link KafkaWindows#groupWatermark()} is read from the group's committed
+     * offsets (one round trip to the group coordinator). Default 10 seconds. Needs the {@link
+     * #consumer consumer}.
+     *
+     * @param interval the interval between two reads, {@code > 0}
+     * @return this builder
+     * @throws NullPointerException if {@code interval} is null
+     * @throws IllegalArgumentException if {@code interval} is zero or negative
+     * @throws IllegalStateException if the interval was already set
+     */
+    public Builder<V, R> groupWatermarkInterval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("groupWatermarkInterval must be > 0: " + interval);
+      }
+      once(
+          groupWatermarkIntervalNanos < 0,
+          "groupWatermarkInterval",
+          Duration.ofNanos(groupWatermarkIntervalNanos));
+      groupWatermarkIntervalNanos = TimeMath.toNanosSaturated(interval);
       return this;
     }
 
@@ -788,10 +1140,11 @@ public final class KafkaWindows<K, V, R> {
     }
 
     /**
-     * Turns on the alignment: a partition whose frontier runs more than {@code maxDrift} ahead of
-     * the watermark is paused until it is back within it. Bounds the open windows and the
-     * false-late risk of a catch-up, at a cost in catch-up throughput (see {@code docs/kafka.md}).
-     * Off by default. Must be at least the allowed lateness (checked by {@link #build()}).
+     * Turns on the alignment ({@link ResultScope#MERGED} only): a partition whose frontier runs
+     * more than {@code maxDrift} ahead of the watermark is paused until it is back within it.
+     * Bounds the open windows and the false-late risk of a catch-up, at a cost in catch-up
+     * throughput (see {@code docs/kafka.md}). Off by default. Must be at least the allowed lateness
+     * (checked by {@link #build()}).
      *
      * @param maxDrift the largest lead over the watermark, {@code > 0}
      * @return this builder
@@ -862,11 +1215,16 @@ public final class KafkaWindows<K, V, R> {
      *
      * @param <K> the window key type
      * @return a new driver
-     * @throws IllegalStateException if {@code maxDrift} is set without a consumer, or is shorter
-     *     than the allowed lateness
+     * @throws IllegalStateException if {@code maxDrift} is set without a consumer, with {@link
+     *     ResultScope#PER_PARTITION}, or shorter than the allowed lateness
      */
     public <K> KafkaWindows<K, V, R> build() {
       if (maxDriftMillis != NO_DRIFT) {
+        if (resultScope() != ResultScope.MERGED) {
+          throw new IllegalStateException(
+              "maxDrift needs resultScope(MERGED): per-partition windows close on their own"
+                  + " partition's watermark and never wait for a slower partition");
+        }
         if (consumer == null) {
           throw new IllegalStateException("maxDrift needs the consumer: set consumer(...)");
         }
@@ -879,6 +1237,16 @@ public final class KafkaWindows<K, V, R> {
         }
       }
       return new KafkaWindows<>(this);
+    }
+
+    private ResultScope resultScope() {
+      return resultScope != null ? resultScope : ResultScope.PER_PARTITION;
+    }
+
+    private long groupWatermarkIntervalNanos() {
+      return groupWatermarkIntervalNanos >= 0
+          ? groupWatermarkIntervalNanos
+          : TimeMath.toNanosSaturated(DEFAULT_GROUP_WATERMARK_INTERVAL);
     }
 
     private long allowedLatenessMillis() {

@@ -245,8 +245,7 @@ public final class TumblingWindows<K, V, R> {
     }
     long watermark = tracker.watermark();
     if (end <= watermark) {
-      observe(source, handle, eventTimeMillis);
-      return late(source, eventTimeMillis, end, watermark, key, value);
+      return late(source, handle, eventTimeMillis, end, watermark, key, value, true);
     }
     if (maxFutureSkewMillis != Long.MAX_VALUE
         && eventTimeMillis > TimeMath.saturatedAdd(clock.wallMillis(), maxFutureSkewMillis)) {
@@ -254,8 +253,11 @@ public final class TumblingWindows<K, V, R> {
     }
     accumulate(w, start, end, key, value);
     ACCEPTED.setRelease(this, accepted + 1);
-    observe(source, handle, eventTimeMillis);
-    finalizeReady();
+    try {
+      observe(source, handle, eventTimeMillis); // a timer may throw: the event is in by now
+    } finally {
+      finalizeReady();
+    }
     return true;
   }
 
@@ -267,14 +269,47 @@ public final class TumblingWindows<K, V, R> {
     }
   }
 
-  /** The late path: count, finalize what the observation passed, then hand over. */
+  /**
+   * The late path: count, observe (if {@code observe}), finalize what the observation passed, then
+   * hand over. A timer that throws during the observation does not skip the count, the finalization
+   * or the handler: its exception is rethrown after them (with the handler's, if that throws too,
+   * added as suppressed).
+   */
   private boolean late(
-      Object source, long eventTimeMillis, long end, long watermark, K key, V value) {
+      Object source,
+      WatermarkTracker.Source handle,
+      long eventTimeMillis,
+      long end,
+      long watermark,
+      K key,
+      V value,
+      boolean observe) {
     LATE.setRelease(this, late + 1);
     countsFor(source)[LATE_INDEX]++;
+    RuntimeException timerFailure = null;
+    try {
+      if (observe) {
+        observe(source, handle, eventTimeMillis);
+      } else {
+        tracker.refresh(); // a future event: a re-evaluation, but no activity of the source
+      }
+    } catch (RuntimeException e) {
+      timerFailure = e;
+    }
     finalizeReady();
     if (lateEventHandler != null) {
-      lateEventHandler.onLateEvent(source, eventTimeMillis, end, watermark, key, value);
+      try {
+        lateEventHandler.onLateEvent(source, eventTimeMillis, end, watermark, key, value);
+      } catch (RuntimeException e) {
+        if (timerFailure != null) {
+          timerFailure.addSuppressed(e);
+        } else {
+          throw e;
+        }
+      }
+    }
+    if (timerFailure != null) {
+      throw timerFailure;
     }
     return false;
   }
@@ -288,11 +323,14 @@ public final class TumblingWindows<K, V, R> {
     }
     FUTURE_EVENTS.setRelease(this, futureEvents + 1);
     countsFor(source)[FUTURE_INDEX]++;
-    tracker.refresh(); // a re-evaluation, but no activity of the source
     if (futureEventPolicy == FutureEventPolicy.LATE) {
-      return late(source, eventTimeMillis, end, watermark, key, value);
+      return late(source, null, eventTimeMillis, end, watermark, key, value, false);
     }
-    finalizeReady();
+    try {
+      tracker.refresh(); // a re-evaluation, but no activity of the source
+    } finally {
+      finalizeReady();
+    }
     return true;
   }
 
@@ -363,6 +401,7 @@ public final class TumblingWindows<K, V, R> {
    * @return the new results; a fresh mutable list, or an immutable empty one
    */
   public List<WindowResult<K, R>> pollFinalized() {
+    finalizeReady(); // in case a throwing timer cut a call short before it finalized
     if (finalized.isEmpty()) {
       return List.of();
     }
@@ -400,8 +439,11 @@ public final class TumblingWindows<K, V, R> {
    * @throws NullPointerException if {@code source} is null
    */
   public void heartbeat(Object source) {
-    tracker.heartbeat(source);
-    finalizeReady();
+    try {
+      tracker.heartbeat(source);
+    } finally {
+      finalizeReady();
+    }
   }
 
   /**
@@ -417,6 +459,18 @@ public final class TumblingWindows<K, V, R> {
   }
 
   /**
+   * Returns whether a source is known and active; see {@link WatermarkTracker#isActive(Object)}.
+   * Writer thread only.
+   *
+   * @param source the source
+   * @return {@code true} if the source is known and active
+   * @throws NullPointerException if {@code source} is null
+   */
+  public boolean isActive(Object source) {
+    return tracker.isActive(source);
+  }
+
+  /**
    * A punctuation: the source asserts its own watermark; see {@link
    * WatermarkTracker#punctuate(Object, long)}.
    *
@@ -425,8 +479,11 @@ public final class TumblingWindows<K, V, R> {
    * @throws NullPointerException if {@code source} is null
    */
   public void punctuate(Object source, long watermarkMillis) {
-    tracker.punctuate(source, watermarkMillis);
-    finalizeReady();
+    try {
+      tracker.punctuate(source, watermarkMillis);
+    } finally {
+      finalizeReady();
+    }
   }
 
   /**
@@ -441,8 +498,11 @@ public final class TumblingWindows<K, V, R> {
    *     changes
    */
   public void lookahead(Object source, long minEventTimeMillis, long maxEventTimeMillis) {
-    tracker.lookahead(source, minEventTimeMillis, maxEventTimeMillis);
-    finalizeReady();
+    try {
+      tracker.lookahead(source, minEventTimeMillis, maxEventTimeMillis);
+    } finally {
+      finalizeReady();
+    }
   }
 
   /**
@@ -476,15 +536,20 @@ public final class TumblingWindows<K, V, R> {
    * @throws NullPointerException if {@code source} is null
    */
   public boolean remove(Object source) {
-    boolean removed = tracker.remove(source);
-    finalizeReady();
-    return removed;
+    try {
+      return tracker.remove(source);
+    } finally {
+      finalizeReady();
+    }
   }
 
   /** Re-evaluates idleness and the watermark now; see {@link WatermarkTracker#refresh()}. */
   public void refresh() {
-    tracker.refresh();
-    finalizeReady();
+    try {
+      tracker.refresh();
+    } finally {
+      finalizeReady();
+    }
   }
 
   /**
@@ -494,8 +559,64 @@ public final class TumblingWindows<K, V, R> {
    * @param wallMillis the wall-clock time in epoch milliseconds
    */
   public void advanceTo(long wallMillis) {
-    tracker.advanceTo(wallMillis);
-    finalizeReady();
+    try {
+      tracker.advanceTo(wallMillis);
+    } finally {
+      finalizeReady();
+    }
+  }
+
+  /**
+   * The end of the input; see {@link WatermarkTracker#finish()}. Every open window is finalized,
+   * however large the allowed lateness and wherever its end, and every later event is late.
+   */
+  public void finish() {
+    try {
+      tracker.finish();
+    } finally {
+      finalizeReady();
+    }
+  }
+
+  /**
+   * Observes an event time of {@code source} without adding an event: the frontier, activity and
+   * re-evaluation of {@link #add(Object, long, Object, Object)}, and nothing else (no window, no
+   * count, no late path). For a record that is known to be in a window already written, such as a
+   * redelivered one, so that the watermark still moves exactly as it did the first time.
+   *
+   * @param source the source, or a handle from {@link #source(Object)}
+   * @param eventTimeMillis the event time in epoch milliseconds
+   * @throws NullPointerException if {@code source} is null
+   * @throws IllegalArgumentException if {@code source} is a handle of other windows
+   */
+  public void observe(Object source, long eventTimeMillis) {
+    Objects.requireNonNull(source, "source");
+    try {
+      if (source instanceof WatermarkTracker.Source) {
+        WatermarkTracker.Source handle = (WatermarkTracker.Source) source;
+        if (!handle.belongsTo(tracker)) {
+          throw new IllegalArgumentException(
+              "source handle belongs to other windows: " + handle.key());
+        }
+        tracker.observe(handle, eventTimeMillis);
+      } else {
+        tracker.observe(source, eventTimeMillis);
+      }
+    } finally {
+      finalizeReady();
+    }
+  }
+
+  /**
+   * Returns the number of events added so far, in their window or to the late path ({@link
+   * WindowStats#accepted()} plus {@link WindowStats#late()}), without allocating. Any thread. A
+   * caller can tell from it whether an {@code add} that threw had taken its event: an exception
+   * from the aggregator leaves it unchanged, one from a timer comes after the event was counted.
+   *
+   * @return the number of events added
+   */
+  public long events() {
+    return (long) ACCEPTED.getAcquire(this) + (long) LATE.getAcquire(this);
   }
 
   /**
@@ -508,9 +629,11 @@ public final class TumblingWindows<K, V, R> {
    * @return the watermark after seeding
    */
   public long seedWatermark(long newestWindowEndMillis) {
-    long watermark = tracker.seed(newestWindowEndMillis);
-    finalizeReady();
-    return watermark;
+    try {
+      return tracker.seed(newestWindowEndMillis);
+    } finally {
+      finalizeReady();
+    }
   }
 
   /**
@@ -529,6 +652,15 @@ public final class TumblingWindows<K, V, R> {
    */
   public int activeSources() {
     return tracker.activeSources();
+  }
+
+  /**
+   * Returns the allowed lateness in milliseconds.
+   *
+   * @return the allowed lateness, {@code >= 0}
+   */
+  public long allowedLatenessMillis() {
+    return tracker.allowedLatenessMillis();
   }
 
   /**

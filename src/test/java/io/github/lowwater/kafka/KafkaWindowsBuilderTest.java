@@ -44,6 +44,15 @@ class KafkaWindowsBuilderTest {
         .hasMessage("clock");
     assertThatThrownBy(() -> KafkaWindows.builder(Duration.ZERO, Aggregators.sumLong()))
         .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> builder().groupWatermarkInterval(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("groupWatermarkInterval must be > 0: PT0S");
+    assertThatThrownBy(() -> builder().resultScope(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("resultScope");
+    assertThatThrownBy(() -> builder().lateRecordHandler(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("lateRecordHandler");
   }
 
   @Test
@@ -52,11 +61,39 @@ class KafkaWindowsBuilderTest {
     assertThatThrownBy(() -> b.quietAdvanceAfter(Duration.ofSeconds(60)))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("quietAdvanceAfter was already set");
+    KafkaWindows.Builder<Long, Long> scoped = builder().resultScope(ResultScope.MERGED);
+    assertThatThrownBy(() -> scoped.resultScope(ResultScope.PER_PARTITION))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("resultScope was already set to MERGED");
+  }
+
+  @Test
+  void perPartitionIsTheDefaultScope() {
+    assertThat(builder().build().resultScope()).isEqualTo(ResultScope.PER_PARTITION);
+  }
+
+  @Test
+  void maxDriftIsForTheMergedScopeOnly() {
+    org.apache.kafka.clients.consumer.MockConsumer<String, String> consumer =
+        new org.apache.kafka.clients.consumer.MockConsumer<>("earliest");
+    assertThatThrownBy(() -> builder().consumer(consumer).maxDrift(Duration.ofMinutes(10)).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("maxDrift needs resultScope(MERGED)");
+    assertThat(
+            builder()
+                .resultScope(ResultScope.MERGED)
+                .consumer(consumer)
+                .maxDrift(Duration.ofMinutes(10))
+                .build()
+                .resultScope())
+        .isEqualTo(ResultScope.MERGED);
   }
 
   @Test
   void maxDriftNeedsTheConsumerAndAtLeastTheAllowedLateness() {
-    assertThatThrownBy(() -> builder().maxDrift(Duration.ofMinutes(10)).build())
+    assertThatThrownBy(
+            () ->
+                builder().resultScope(ResultScope.MERGED).maxDrift(Duration.ofMinutes(10)).build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("consumer");
   }
@@ -66,7 +103,11 @@ class KafkaWindowsBuilderTest {
   void committableOffsetsHoldTheOldestRecordOfEachUnreturnedWindow() {
     ManualClock clock = new ManualClock();
     KafkaWindows<String, Long, Long> windows =
-        builder().allowedLateness(Duration.ZERO).clock(clock).build();
+        builder()
+            .resultScope(ResultScope.MERGED)
+            .allowedLateness(Duration.ZERO)
+            .clock(clock)
+            .build();
     TopicPartition p0 = new TopicPartition("t", 0);
     TopicPartition p1 = new TopicPartition("t", 1);
     windows.rebalanceListener().onPartitionsAssigned(List.of(p0, p1));
@@ -81,11 +122,9 @@ class KafkaWindowsBuilderTest {
         r -> 1L);
     // Watermark = min(6, 7) min: window [0, 5) is finalized but not returned yet.
     assertThat(windows.watermark()).isEqualTo(6 * min);
-    assertThat(windows.committableOffsets())
-        .isEqualTo(Map.of(p0, new OffsetAndMetadata(10), p1, new OffsetAndMetadata(20)));
+    assertThat(offsets(windows.committableOffsets())).isEqualTo(Map.of(p0, 10L, p1, 20L));
     assertThat(windows.pollFinalized()).hasSize(1);
-    assertThat(windows.committableOffsets())
-        .isEqualTo(Map.of(p0, new OffsetAndMetadata(11), p1, new OffsetAndMetadata(21)));
+    assertThat(offsets(windows.committableOffsets())).isEqualTo(Map.of(p0, 11L, p1, 21L));
   }
 
   /**
@@ -97,7 +136,11 @@ class KafkaWindowsBuilderTest {
   void revokingEveryPartitionAtOnceDoesNotRaiseTheWatermark() {
     ManualClock clock = new ManualClock();
     KafkaWindows<String, Long, Long> windows =
-        builder().allowedLateness(Duration.ZERO).clock(clock).build();
+        builder()
+            .resultScope(ResultScope.MERGED)
+            .allowedLateness(Duration.ZERO)
+            .clock(clock)
+            .build();
     TopicPartition slow = new TopicPartition("t", 0);
     TopicPartition fast = new TopicPartition("t", 1);
     windows.rebalanceListener().onPartitionsAssigned(List.of(slow, fast));
@@ -125,6 +168,12 @@ class KafkaWindowsBuilderTest {
     assertThat(windows.skippedRecords()).isEqualTo(1);
     assertThat(windows.stats().accepted()).isEqualTo(2);
     assertThat(windows.frontier(p0)).isEqualTo(3_000);
+  }
+
+  static Map<TopicPartition, Long> offsets(Map<TopicPartition, OffsetAndMetadata> committable) {
+    Map<TopicPartition, Long> offsets = new java.util.HashMap<>();
+    committable.forEach((tp, om) -> offsets.put(tp, om.offset()));
+    return offsets;
   }
 
   static ConsumerRecord<String, String> record(TopicPartition tp, long offset, long timestamp) {

@@ -1,0 +1,121 @@
+package io.github.lowwater.kafka;
+
+import io.github.lowwater.WatermarkTracker;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The consumer group's watermark, read from Kafka itself: the minimum, over every partition of the
+ * subscribed topics, of the watermark in the {@link Checkpoint} committed with its offset. A
+ * partition without a readable checkpoint holds it at {@link WatermarkTracker#NO_WATERMARK}. Every
+ * window of every partition that ends at or before it has been written by whichever instance owned
+ * the partition, and no later record can change it.
+ *
+ * <p>Read on the polling thread at most once per interval ({@code consumer.committed} is a round
+ * trip to the group coordinator, bounded by {@link #TIMEOUT}); {@link #value()} may be read from
+ * any thread. A failed read keeps the previous value and is logged at WARN.
+ */
+final class GroupWatermark {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaWindows.class);
+
+  /** The bound on one read of the committed offsets. */
+  static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+  private static final VarHandle VALUE;
+
+  static {
+    try {
+      VALUE = MethodHandles.lookup().findVarHandle(GroupWatermark.class, "value", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private final Consumer<?, ?> consumer;
+  private final long intervalNanos;
+  private boolean read;
+  private long lastReadNanos;
+  private long value = WatermarkTracker.NO_WATERMARK;
+
+  GroupWatermark(Consumer<?, ?> consumer, long intervalNanos) {
+    this.consumer = consumer;
+    this.intervalNanos = intervalNanos;
+  }
+
+  /**
+   * Reads the committed checkpoints if the interval has passed since the last read.
+   *
+   * @param nowNanos the monotonic reading of this poll
+   */
+  void maybeRefresh(long nowNanos) {
+    if (read && nowNanos - lastReadNanos < intervalNanos) {
+      return;
+    }
+    read = true;
+    lastReadNanos = nowNanos;
+    try {
+      refresh();
+    } catch (RuntimeException e) {
+      LOG.warn("could not read the group's committed checkpoints; groupWatermark stays", e);
+    }
+  }
+
+  private void refresh() {
+    Set<String> topics = consumer.subscription();
+    if (topics.isEmpty()) {
+      topics = new HashSet<>();
+      for (TopicPartition tp : consumer.assignment()) {
+        topics.add(tp.topic());
+      }
+    }
+    Set<TopicPartition> partitions = new HashSet<>();
+    for (String topic : topics) {
+      for (PartitionInfo info : consumer.partitionsFor(topic, TIMEOUT)) {
+        partitions.add(new TopicPartition(info.topic(), info.partition()));
+      }
+    }
+    if (partitions.isEmpty()) {
+      return;
+    }
+    Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(partitions, TIMEOUT);
+    VALUE.setRelease(this, minimum(partitions, committed));
+  }
+
+  /**
+   * The minimum committed watermark over {@code partitions}; {@link WatermarkTracker#NO_WATERMARK}
+   * as soon as one has none.
+   */
+  static long minimum(
+      Set<TopicPartition> partitions, Map<TopicPartition, OffsetAndMetadata> committed) {
+    long min = Long.MAX_VALUE;
+    for (TopicPartition tp : partitions) {
+      OffsetAndMetadata om = committed.get(tp);
+      if (om == null) {
+        return WatermarkTracker.NO_WATERMARK;
+      }
+      long w;
+      try {
+        w = Checkpoint.parse(om.metadata()).watermarkMillis();
+      } catch (CheckpointFormatException e) {
+        return WatermarkTracker.NO_WATERMARK;
+      }
+      min = Math.min(min, w);
+    }
+    return min;
+  }
+
+  long value() {
+    return (long) VALUE.getAcquire(this);
+  }
+}

@@ -1,0 +1,117 @@
+package io.github.lowwater.kafka;
+
+import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.window.TumblingWindows;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * What {@link KafkaWindows} keeps for one assigned partition: its windows (its own in {@link
+ * ResultScope#PER_PARTITION}, the shared ones in {@link ResultScope#MERGED}) and its handle there,
+ * the offsets it still needs ({@link OffsetLedger}), what the previous owner's {@link Checkpoint}
+ * said, and its quiet-period rule. Not thread-safe; polling thread.
+ *
+ * @param <K> the window key type
+ * @param <V> the value type
+ * @param <R> the result type
+ */
+final class PartitionState<K, V, R> {
+
+  final TopicPartition partition;
+  final TumblingWindows<K, V, R> windows;
+
+  /** The partition's handle in {@link #windows}: no hash lookup per record. */
+  final WatermarkTracker.Source source;
+
+  final OffsetLedger ledger = new OffsetLedger();
+
+  /** The partition's own quiet-period rule ({@code PER_PARTITION}), or {@code null}. */
+  final QuietAdvance quiet;
+
+  /** The next offset to read, or -1 before the first record. */
+  long nextOffset = -1;
+
+  /** The end of the window of the previous held record: skips the ledger for its window-mates. */
+  long lastEnd = Long.MIN_VALUE;
+
+  /** Every window of this partition ending at or before it has been returned by this owner. */
+  long returnedThroughMillis = WatermarkTracker.NO_WATERMARK;
+
+  /** From the previous owner's checkpoint: windows ending at or before it were written. */
+  long writtenThroughMillis = WatermarkTracker.NO_WATERMARK;
+
+  /** From the previous owner's checkpoint: it had read every record below this offset. */
+  long readThroughOffset;
+
+  /** From the previous owner's checkpoint: the frontier as of the committed offset. */
+  long restoredFrontierMillis = WatermarkTracker.NO_WATERMARK;
+
+  /** After {@code finishAll}: the newest window end the checkpoint may claim as written. */
+  long finishedThroughMillis = Long.MAX_VALUE;
+
+  PartitionState(TopicPartition partition, TumblingWindows<K, V, R> windows, QuietAdvance quiet) {
+    this.partition = partition;
+    this.windows = windows;
+    this.source = windows.source(partition);
+    this.quiet = quiet;
+  }
+
+  /**
+   * Takes over what the previous owner committed.
+   *
+   * @param checkpoint the decoded metadata of the committed offset
+   */
+  void restore(Checkpoint checkpoint) {
+    writtenThroughMillis = checkpoint.writtenThroughMillis();
+    readThroughOffset = checkpoint.readThroughOffset();
+    restoredFrontierMillis = checkpoint.frontierMillis();
+  }
+
+  /**
+   * Returns whether a record is redelivered: its window was written by a previous owner, which had
+   * read it.
+   */
+  boolean redelivered(long windowEndMillis, long offset) {
+    return windowEndMillis <= writtenThroughMillis && offset < readThroughOffset;
+  }
+
+  /** The partition's frontier, counting what the previous owners saw. */
+  long frontier() {
+    return Math.max(restoredFrontierMillis, windows.frontier(source));
+  }
+
+  /**
+   * Returns the offset to commit with its checkpoint: the oldest record in a window not returned
+   * yet, or the next offset to read when there is none. Call only once the partition has delivered
+   * ({@code nextOffset >= 0}).
+   *
+   * @return the offset and its checkpoint metadata
+   */
+  OffsetAndMetadata committable() {
+    ledger.release(returnedThroughMillis);
+    if (lastEnd <= returnedThroughMillis) {
+      lastEnd = Long.MIN_VALUE;
+    }
+    int oldest = ledger.oldest();
+    long offset;
+    long watermark;
+    long frontier;
+    if (oldest < 0) {
+      offset = nextOffset;
+      watermark = windows.watermark();
+      frontier = frontier();
+    } else {
+      offset = ledger.offset(oldest);
+      watermark = ledger.watermarkBefore(oldest);
+      frontier = ledger.frontierBefore(oldest);
+    }
+    long written = Math.max(writtenThroughMillis, returnedThroughMillis);
+    Checkpoint checkpoint =
+        new Checkpoint(
+            Math.min(written, finishedThroughMillis),
+            frontier,
+            Math.min(watermark, finishedThroughMillis),
+            Math.max(nextOffset, readThroughOffset));
+    return new OffsetAndMetadata(offset, checkpoint.encode());
+  }
+}

@@ -1,0 +1,52 @@
+package io.github.lowwater.kafka;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * Maps one record to its event time, window key and value in one call, so that a payload is parsed
+ * once. Allocation-free: the mapper hands the three to a reused {@link Output} instead of returning
+ * an object.
+ *
+ * <pre>{@code
+ * windows.onPoll(records, (record, out) -> {
+ *   Arrival a = Arrival.parse(record.value());   // parsed once
+ *   out.emit(a.predictedAtMillis(), a.stopId(), 1L);
+ * });
+ * }</pre>
+ *
+ * @param <KR> the record key type
+ * @param <VR> the record value type
+ * @param <K> the window key type
+ * @param <V> the value type folded by the aggregator
+ */
+@FunctionalInterface
+public interface RecordMapper<KR, VR, K, V> {
+
+  /**
+   * Maps a record: call {@code out.emit(...)} once. Not calling it, or emitting a {@code null} key
+   * or value, skips the record (counted in {@link KafkaWindows#skippedRecords()}; its partition
+   * still counts as active). An exception skips nothing: the record counts as not processed and the
+   * consumer is rewound to it (see {@link KafkaWindows#onPoll}).
+   *
+   * @param record the record
+   * @param out where the event time, key and value go
+   */
+  void map(ConsumerRecord<KR, VR> record, Output<K, V> out);
+
+  /**
+   * Receives what a {@link RecordMapper} extracted from one record.
+   *
+   * @param <K> the window key type
+   * @param <V> the value type
+   */
+  interface Output<K, V> {
+    /**
+     * Emits the record's event.
+     *
+     * @param eventTimeMillis the event time in epoch milliseconds
+     * @param key the window key; {@code null} skips the record
+     * @param value the value; {@code null} skips the record
+     */
+    void emit(long eventTimeMillis, K key, V value);
+  }
+}

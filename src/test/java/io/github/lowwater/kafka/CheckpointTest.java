@@ -1,0 +1,121 @@
+package io.github.lowwater.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The checkpoint codec: round trips, strict rejection, and a fuzzer that only ever sees ours. */
+class CheckpointTest {
+
+  static final List<Long> EDGES =
+      List.of(Long.MIN_VALUE, Long.MIN_VALUE + 1, -1L, 0L, 1L, 1_767_225_600_000L, Long.MAX_VALUE);
+
+  @Test
+  void everyCheckpointRoundTripsAndStaysFarUnderTheBrokerLimit() {
+    for (long e : EDGES) {
+      for (long f : EDGES) {
+        for (long w : EDGES) {
+          Checkpoint c = new Checkpoint(e, f, w, Long.MAX_VALUE);
+          String encoded = c.encode();
+          assertThat(Checkpoint.parse(encoded)).isEqualTo(c);
+          assertThat(encoded.length()).isLessThanOrEqualTo(95).isLessThan(Checkpoint.MAX_LENGTH);
+        }
+      }
+    }
+  }
+
+  @Test
+  void fieldsMayComeInAnyOrder() {
+    assertThat(Checkpoint.parse("lw1;n=7;w=3;f=2;e=1")).isEqualTo(new Checkpoint(1, 2, 3, 7));
+  }
+
+  @Test
+  void nullOrEmptyMetadataIsNoCheckpoint() {
+    assertThat(Checkpoint.parse(null)).isSameAs(Checkpoint.NONE);
+    assertThat(Checkpoint.parse("")).isSameAs(Checkpoint.NONE);
+  }
+
+  @Test
+  void foreignOrDamagedMetadataIsRejectedWithAMessageThatSaysWhy() {
+    assertRejected("{\"tool\":\"x\"}", "does not start with lw1;");
+    assertRejected("lw2;e=1;f=2;w=3;n=4", "does not start with lw1;");
+    assertRejected("lw1;e=1;f=2;w=3", "expected 4 fields, found 3");
+    assertRejected("lw1;e=1;f=2;w=3;n=4;x=5", "expected 4 fields, found 5");
+    assertRejected("lw1;e=1;e=2;w=3;n=4", "field 'e' twice");
+    assertRejected("lw1;e=1;f=2;q=3;n=4", "unknown field 'q'");
+    assertRejected("lw1;e=1;f=+2;w=3;n=4", "field 'f' is not a long");
+    assertRejected("lw1;e=1;f=2;w=-;n=4", "field 'w' is not a long");
+    assertRejected("lw1;e=1;f=2;w=3;n=", "field 4 is not <name>=<value>");
+    assertRejected("lw1;e=9223372036854775808;f=2;w=3;n=4", "field 'e' is out of range");
+    assertRejected("lw1;e=1;f=2;w=3;n=-4", "field 'n' is negative");
+    assertRejected("lw1;" + "x".repeat(200), "longer than 128 characters");
+  }
+
+  @Test
+  void theMessageQuotesForeignMetadataWithoutControlCharactersAndCutsItShort() {
+    assertThatThrownBy(() -> Checkpoint.parse("evil\nline\u0007" + "y".repeat(100)))
+        .isInstanceOf(CheckpointFormatException.class)
+        .hasMessageNotContaining("\n")
+        .hasMessageContaining("evil?line?")
+        .hasMessageEndingWith("...\"");
+  }
+
+  /**
+   * Random strings, truncations, mutations of valid checkpoints and concatenations: the parser
+   * returns a checkpoint or throws {@link CheckpointFormatException}, never anything else, and
+   * whatever it accepts encodes back to a string it reads the same.
+   */
+  @Test
+  void fuzzedMetadataEitherParsesOrIsRejectedWithTheFormatErrorOnly() {
+    Random random = new Random(20261129);
+    String alphabet = "lw12;=efwn-0123456789 +x\u0000é";
+    int accepted = 0;
+    for (int i = 0; i < 200_000; i++) {
+      String input;
+      String valid =
+          new Checkpoint(
+                  EDGES.get(random.nextInt(EDGES.size())),
+                  random.nextLong(),
+                  EDGES.get(random.nextInt(EDGES.size())),
+                  Math.abs(random.nextLong() % 1_000_000))
+              .encode();
+      switch (random.nextInt(4)) {
+        case 0 -> input = valid.substring(0, random.nextInt(valid.length() + 1));
+        case 1 -> {
+          char[] chars = valid.toCharArray();
+          chars[random.nextInt(chars.length)] = alphabet.charAt(random.nextInt(alphabet.length()));
+          input = new String(chars);
+        }
+        case 2 -> {
+          StringBuilder b = new StringBuilder();
+          int n = random.nextInt(40);
+          for (int k = 0; k < n; k++) {
+            b.append(alphabet.charAt(random.nextInt(alphabet.length())));
+          }
+          input = random.nextBoolean() ? "lw1;" + b : b.toString();
+        }
+        default -> input = valid + (random.nextBoolean() ? ";" : "") + valid;
+      }
+      try {
+        Checkpoint c = Checkpoint.parse(input);
+        accepted++;
+        assertThat(Checkpoint.parse(c.encode())).as("re-read of %s", input).isEqualTo(c);
+      } catch (CheckpointFormatException expected) {
+        assertThat(expected.getMessage()).startsWith("not a Lowwater checkpoint (");
+      } catch (RuntimeException e) {
+        fail("input " + input + " threw " + e, e);
+      }
+    }
+    assertThat(accepted).as("the fuzzer also reaches valid inputs").isPositive();
+  }
+
+  static void assertRejected(String metadata, String problem) {
+    assertThatThrownBy(() -> Checkpoint.parse(metadata))
+        .isInstanceOf(CheckpointFormatException.class)
+        .hasMessageContaining("(" + problem + ")");
+  }
+}

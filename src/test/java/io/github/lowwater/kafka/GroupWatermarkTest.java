@@ -1,0 +1,70 @@
+package io.github.lowwater.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.lowwater.WatermarkTracker;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/** The group watermark: the minimum committed watermark, read at an interval. */
+class GroupWatermarkTest {
+
+  static final TopicPartition P0 = new TopicPartition("t", 0);
+  static final TopicPartition P1 = new TopicPartition("t", 1);
+
+  static OffsetAndMetadata committed(long watermark) {
+    return new OffsetAndMetadata(5, new Checkpoint(0, watermark + 60_000, watermark, 5).encode());
+  }
+
+  @Test
+  void theMinimumOfTheCommittedWatermarks() {
+    assertThat(
+            GroupWatermark.minimum(
+                Set.of(P0, P1), Map.of(P0, committed(7_000), P1, committed(3_000))))
+        .isEqualTo(3_000);
+  }
+
+  @Test
+  void aPartitionThatNeverCommittedHoldsItAtNoWatermark() {
+    assertThat(GroupWatermark.minimum(Set.of(P0, P1), Map.of(P0, committed(7_000))))
+        .isEqualTo(WatermarkTracker.NO_WATERMARK);
+  }
+
+  @Test
+  void aPartitionWithForeignMetadataHoldsItAtNoWatermark() {
+    assertThat(
+            GroupWatermark.minimum(
+                Set.of(P0, P1),
+                Map.of(P0, committed(7_000), P1, new OffsetAndMetadata(5, "{\"tool\":1}"))))
+        .isEqualTo(WatermarkTracker.NO_WATERMARK);
+  }
+
+  @Test
+  void itIsReadFromTheCommittedOffsetsAtMostOncePerInterval() {
+    MockConsumer<String, String> consumer = new MockConsumer<>("earliest");
+    Node node = new Node(0, "localhost", 9092);
+    consumer.updatePartitions(
+        "t",
+        List.of(
+            new PartitionInfo("t", 0, node, new Node[0], new Node[0]),
+            new PartitionInfo("t", 1, node, new Node[0], new Node[0])));
+    consumer.assign(List.of(P0, P1));
+    consumer.commitSync(Map.of(P0, committed(7_000), P1, committed(3_000)));
+    GroupWatermark group = new GroupWatermark(consumer, 1_000);
+    assertThat(group.value()).isEqualTo(WatermarkTracker.NO_WATERMARK);
+    group.maybeRefresh(0);
+    assertThat(group.value()).isEqualTo(3_000);
+    consumer.commitSync(Map.of(P1, committed(9_000)));
+    group.maybeRefresh(999);
+    assertThat(group.value()).as("within the interval").isEqualTo(3_000);
+    group.maybeRefresh(1_000);
+    assertThat(group.value()).isEqualTo(7_000);
+  }
+}

@@ -1,0 +1,121 @@
+package io.github.lowwater.window;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.lowwater.ManualClock;
+import io.github.lowwater.WatermarkTracker;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The end of the input ({@code finish}), observation without an event ({@code observe}), and what a
+ * throwing timer leaves behind: the event is fully accounted and every window the move closed is
+ * finalized.
+ */
+class TumblingWindowsEndAndFailureTest {
+
+  static TumblingWindows<String, Long, Long> windows(Duration lateness, ManualClock clock) {
+    return TumblingWindows.builder(Duration.ofMillis(1_000), Aggregators.sumLong())
+        .allowedLateness(lateness)
+        .clock(clock)
+        .build();
+  }
+
+  @Test
+  void finishClosesEveryWindowUnderLatenessForeverAndAtTheLongBoundsAndMakesLaterEventsLate() {
+    TumblingWindows<String, Long, Long> w =
+        windows(ChronoUnit.FOREVER.getDuration(), new ManualClock());
+    w.add("s", Long.MIN_VALUE, "k", 1L);
+    w.add("s", 500, "k", 1L);
+    w.add("s", Long.MAX_VALUE, "k", 1L);
+    w.finish();
+    assertThat(w.watermark()).isEqualTo(Long.MAX_VALUE);
+    assertThat(w.pollFinalized())
+        .extracting(WindowResult::end)
+        .containsExactly(
+            Long.MIN_VALUE + 1_000 - Math.floorMod(Long.MIN_VALUE, 1_000L), 1_000L, Long.MAX_VALUE);
+    assertThat(w.add("s", 0, "k", 1L)).isFalse();
+    assertThat(w.stats().late()).isEqualTo(1);
+    w.finish(); // idempotent
+    assertThat(w.pollFinalized()).isEmpty();
+  }
+
+  @Test
+  void observeMovesTheWatermarkLikeAnEventWithoutAddingOne() {
+    TumblingWindows<String, Long, Long> w = windows(Duration.ZERO, new ManualClock());
+    w.add("s", 500, "k", 1L);
+    w.observe("s", 1_500);
+    assertThat(w.watermark()).isEqualTo(1_500);
+    assertThat(w.pollFinalized()).containsExactly(new WindowResult<>(0, 1_000, "k", 1L));
+    assertThat(w.stats().added()).isEqualTo(1);
+    assertThat(w.events()).isEqualTo(1);
+    w.observe(w.source("s"), 2_500); // through a handle
+    assertThat(w.watermark()).isEqualTo(2_500);
+  }
+
+  /**
+   * Regression: after {@code add(s, 500)}, a timer at 1,000 that throws and {@code add(s, 2_500)},
+   * the watermark was 2,500 but {@code pollFinalized()} returned nothing for the closed window.
+   */
+  @Test
+  void aThrowingTimerLeavesTheAcceptedEventInAndTheClosedWindowFinalized() {
+    TumblingWindows<String, Long, Long> w = windows(Duration.ZERO, new ManualClock());
+    w.add("s", 500, "k", 1L);
+    w.registerTimer(
+        1_000,
+        (time, watermark) -> {
+          throw new IllegalStateException("timer");
+        });
+    long before = w.events();
+    assertThatThrownBy(() -> w.add("s", 2_500, "k", 1L)).hasMessage("timer");
+    assertThat(w.events()).as("the event was taken before the timer threw").isEqualTo(before + 1);
+    assertThat(w.watermark()).isEqualTo(2_500);
+    assertThat(w.stats().openWindows()).isEqualTo(1);
+    assertThat(w.pollFinalized()).containsExactly(new WindowResult<>(0, 1_000, "k", 1L));
+  }
+
+  /**
+   * Regression: a late event whose own observation retired an idle source and fired a throwing
+   * timer was observed, but not counted as late, not in {@code lateBySource()}, and never handed to
+   * the late handler.
+   */
+  @Test
+  void aLateEventWhoseObservationFiresAThrowingTimerIsStillCountedAndHandedOver() {
+    ManualClock clock = new ManualClock();
+    List<Long> handed = new ArrayList<>();
+    TumblingWindows<String, Long, Long> w =
+        TumblingWindows.builder(Duration.ofMillis(1_000), Aggregators.sumLong())
+            .allowedLateness(Duration.ZERO)
+            .idleTimeout(Duration.ofSeconds(10))
+            .clock(clock)
+            .lateEventHandler((source, t, end, watermark, key, value) -> handed.add(t))
+            .build();
+    w.add("slow", 1_500, "k", 1L);
+    w.add("fast", 5_500, "k", 1L); // watermark 1,500
+    w.registerTimer(
+        5_000,
+        (time, watermark) -> {
+          throw new IllegalStateException("timer");
+        });
+    clock.advance(Duration.ofSeconds(11)); // "slow" is idle as of the next re-evaluation
+    assertThatThrownBy(() -> w.add("fast", 200, "k", 1L)).hasMessage("timer");
+    assertThat(w.stats().late()).isEqualTo(1);
+    assertThat(w.lateBySource()).containsEntry("fast", 1L);
+    assertThat(handed).containsExactly(200L);
+    assertThat(w.watermark()).isEqualTo(5_500);
+    assertThat(w.pollFinalized()).extracting(WindowResult::end).containsExactly(2_000L);
+  }
+
+  @Test
+  void beforeAnyEventThereIsNoWatermarkToFinishFrom() {
+    TumblingWindows<String, Long, Long> w = windows(Duration.ZERO, new ManualClock());
+    assertThat(w.watermark()).isEqualTo(WatermarkTracker.NO_WATERMARK);
+    w.finish();
+    assertThat(w.watermark()).isEqualTo(Long.MAX_VALUE);
+    assertThat(w.pollFinalized()).isEmpty();
+  }
+}
