@@ -466,7 +466,11 @@ public final class WatermarkTracker {
     long bound = TimeMath.saturatedSubtract(wallMillis, allowedLatenessMillis);
     long before = watermark;
     if (raise(bound) && LOG.isDebugEnabled()) {
-      LOG.debug("advanceTo({}) moved the watermark from {} to {}", wallMillis, before, bound);
+      LOG.debug(
+          "advanceTo({}) moved the watermark from {} to {}",
+          TimeMath.describeMillis(wallMillis),
+          TimeMath.describeMillis(before),
+          TimeMath.describeMillis(bound));
     }
     fireDueTimers();
   }
@@ -488,8 +492,8 @@ public final class WatermarkTracker {
     if (candidateMillis > bound) {
       LOG.info(
           "seed {} is ahead of wall clock - allowedLateness; clamped to {}",
-          candidateMillis,
-          bound);
+          TimeMath.describeMillis(candidateMillis),
+          TimeMath.describeMillis(bound));
     }
     raise(effective);
     fireDueTimers();
@@ -779,7 +783,7 @@ public final class WatermarkTracker {
   }
 
   private static Object describe(long frontier) {
-    return frontier == UNSEEN ? "(unseen)" : frontier;
+    return frontier == UNSEEN ? "(unseen)" : TimeMath.describeMillis(frontier);
   }
 
   private void fireDueTimers() {

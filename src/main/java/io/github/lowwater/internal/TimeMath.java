@@ -72,4 +72,18 @@ public final class TimeMath {
       return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
     }
   }
+
+  /**
+   * Describes an epoch-millisecond time for a log line: the number and the ISO-8601 instant.
+   *
+   * @param millis epoch milliseconds; {@code Long.MIN_VALUE} stands for "no time yet" (the
+   *     watermark's {@code NO_WATERMARK}, an unseen frontier)
+   * @return for example {@code 1767225600000 (2026-01-01T00:00:00Z)}, or {@code none}
+   */
+  public static String describeMillis(long millis) {
+    if (millis == Long.MIN_VALUE) {
+      return "none";
+    }
+    return millis + " (" + java.time.Instant.ofEpochMilli(millis) + ")";
+  }
 }

@@ -2,7 +2,6 @@ package io.github.lowwater.kafka;
 
 import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.TimeMath;
-import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,16 +85,8 @@ final class QuietAdvance {
     return true;
   }
 
-  /**
-   * Describes an epoch-millisecond time for a log line: the number and the ISO-8601 instant.
-   *
-   * @param millis epoch milliseconds, or {@link WatermarkTracker#NO_WATERMARK}
-   * @return for example {@code 1767225600000 (2026-01-01T00:00:00Z)}, or {@code none}
-   */
+  /** See {@link TimeMath#describeMillis(long)}. */
   static String describe(long millis) {
-    if (millis == WatermarkTracker.NO_WATERMARK) {
-      return "none";
-    }
-    return millis + " (" + Instant.ofEpochMilli(millis) + ")";
+    return TimeMath.describeMillis(millis);
   }
 }
