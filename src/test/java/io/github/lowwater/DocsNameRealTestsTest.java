@@ -1,0 +1,74 @@
+package io.github.lowwater;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The docs name tests; a renamed or deleted test must fail the build rather than leave the docs
+ * pointing at nothing. Every backticked name in {@code docs/*.md} and {@code README.md} that looks
+ * like a test method (a camel-case sentence of at least four words that is not a name of the API)
+ * or a test class ({@code ...Test}) must exist in {@code src/test}.
+ */
+class DocsNameRealTestsTest {
+
+  /** A camel-case sentence of four words or more: how test methods are named here. */
+  static final Pattern TEST_METHOD = Pattern.compile("`([a-z]+(?:[A-Z][a-z0-9]*){3,})`");
+
+  static final Pattern TEST_CLASS = Pattern.compile("`([A-Z][A-Za-z0-9]*Test)`");
+
+  @Test
+  void everyTestNamedInTheDocsExists() throws IOException {
+    String tests = allSources("src/test/java");
+    String main = allSources("src/main/java");
+    List<Path> docs = new ArrayList<>();
+    docs.add(Path.of("README.md"));
+    try (Stream<Path> files = Files.list(Path.of("docs"))) {
+      files.filter(p -> p.toString().endsWith(".md")).sorted().forEach(docs::add);
+    }
+    Set<String> missing = new TreeSet<>();
+    int named = 0;
+    for (Path doc : docs) {
+      String text = Files.readString(doc);
+      Matcher m = TEST_METHOD.matcher(text);
+      while (m.find()) {
+        if (main.contains(m.group(1))) {
+          continue; // an option or a method of the API, such as quietAdvanceMaxLag
+        }
+        named++;
+        if (!tests.contains("void " + m.group(1) + "(")) {
+          missing.add(doc + ": " + m.group(1));
+        }
+      }
+      Matcher c = TEST_CLASS.matcher(text);
+      while (c.find()) {
+        named++;
+        if (!tests.contains("class " + c.group(1) + " ")) {
+          missing.add(doc + ": " + c.group(1));
+        }
+      }
+    }
+    assertThat(named).as("the docs name tests").isGreaterThan(40);
+    assertThat(missing).as("tests named in the docs that do not exist").isEmpty();
+  }
+
+  static String allSources(String root) throws IOException {
+    StringBuilder all = new StringBuilder();
+    try (Stream<Path> files = Files.walk(Path.of(root))) {
+      for (Path p : (Iterable<Path>) files.filter(f -> f.toString().endsWith(".java"))::iterator) {
+        all.append(Files.readString(p)).append('\n');
+      }
+    }
+    return all.toString();
+  }
+}
