@@ -83,8 +83,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #committableOffsets()} gives, per assigned partition, the offset of its oldest record
  * in a window not yet returned by {@link #pollFinalized()} (or the next offset to read when there
- * is none), with a {@link Checkpoint} in the metadata: the newest window end returned for the
- * partition, its frontier and watermark as of that offset, and how far this owner had read. Write
+ * is none), with a {@link Checkpoint} in the metadata: a time through which every window of the
+ * partition has been returned (its watermark at the last {@code pollFinalized()}), its frontier
+ * and watermark as of that offset, and how far this owner had read. Write
  * the results of {@code pollFinalized()}, then commit these offsets: the commit never passes a
  * record whose window is not written. Turn off {@code enable.auto.commit}.
  *
@@ -345,7 +346,13 @@ public final class KafkaWindows<K, V, R> {
       if (batch.isEmpty()) {
         continue;
       }
-      PartitionState<K, V, R> p = partitionFor(tp);
+      PartitionState<K, V, R> p;
+      try {
+        p = partitionFor(tp); // reads its checkpoint if it arrived without the listener
+      } catch (RuntimeException | Error e) {
+        rewind(records, tp, null, batch.get(0).offset());
+        throw e;
+      }
       if (p.quiet != null) {
         p.quiet.activity(nowNanos);
       }
@@ -415,8 +422,9 @@ public final class KafkaWindows<K, V, R> {
   }
 
   /**
-   * After an exception at the record {@code failedOffset} of {@code failed}: seeks every partition
-   * of the poll that has records not processed back to the first of them.
+   * After an exception at the record {@code failedOffset} of {@code failed} (whose state is {@code
+   * p}, or {@code null} if it could not be registered): seeks every partition of the poll that has
+   * records not processed back to the first of them.
    */
   private <KR, VR> void rewind(
       ConsumerRecords<KR, VR> records,
@@ -431,7 +439,7 @@ public final class KafkaWindows<K, V, R> {
       List<ConsumerRecord<KR, VR>> batch = records.records(tp);
       try {
         if (tp.equals(failed)) {
-          consumer.seek(tp, Math.max(p.nextOffset, failedOffset));
+          consumer.seek(tp, p == null ? failedOffset : Math.max(p.nextOffset, failedOffset));
           after = true;
         } else if (after && !batch.isEmpty()) {
           consumer.seek(tp, batch.get(0).offset());

@@ -81,6 +81,10 @@ public final class EmbeddedKafka implements AutoCloseable {
       props.put("group.initial.rebalance.delay.ms", "0");
       props.put("group.consumer.heartbeat.interval.ms", "500");
       props.put("group.consumer.min.heartbeat.interval.ms", "500");
+      // A crashed member of a KIP-848 group keeps its partitions for the session timeout, a broker
+      // setting for that protocol (default 45 s, minimum 45 s): 6 s, as the classic tests use.
+      props.put("group.consumer.min.session.timeout.ms", "6000");
+      props.put("group.consumer.session.timeout.ms", "6000");
       props.put("auto.create.topics.enable", "false");
       props.put("num.network.threads", "2");
       props.put("num.io.threads", "2");
