@@ -11,13 +11,17 @@ package io.github.lowwater;
  *       as a difference between two readings. Lowwater measures source idleness with it.
  *   <li>{@link #wallMillis()} is <em>absolute</em> time in epoch milliseconds: it can jump (NTP,
  *       manual changes). Lowwater reads it only where a rule says so: the clamp of {@link
- *       WatermarkTracker#seed(long)}.
+ *       WatermarkTracker#seed(long)}, the future-timestamp guard ({@code maxFutureSkew}), the
+ *       watermark lag ({@code watermarkLagMillis()}), the {@link WatermarkStrategy#PROCESSING_TIME}
+ *       strategy, and in the Kafka integration the quiet-period advance.
  * </ul>
  *
  * <p>Event time never comes from a clock; it comes from the data.
  *
  * <p>Implementations must be cheap: a tracker reads {@link #monotonicNanos()} at most once per
- * call. An implementation used by a tracker is called from the tracker's writer thread only.
+ * call. An implementation must be thread-safe for reads: a tracker reads it from its writer thread,
+ * except {@code watermarkLagMillis()}, which reads {@link #wallMillis()} on the caller's thread (a
+ * metrics reporter). Every clock shipped here is.
  */
 public interface Clock {
 

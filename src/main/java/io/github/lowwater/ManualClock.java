@@ -10,8 +10,9 @@ import java.util.Objects;
  *
  * <p>It starts with a monotonic reading of {@code 0} and the wall clock at the given instant (the
  * epoch by default). {@link #advance(Duration)} moves both readings together, which is what real
- * time does; {@link #jumpWall(Duration)} moves the wall clock alone, which is what an NTP step
- * does. Readings saturate at the {@code long} bounds instead of wrapping.
+ * time does (steps under a millisecond add up on the wall clock too); {@link #jumpWall(Duration)}
+ * moves the wall clock alone, which is what an NTP step does. Readings saturate at the {@code long}
+ * bounds instead of wrapping.
  *
  * <p>Thread-safe: the readings are volatile, so a test may advance the clock on one thread while
  * the code under test reads it on another. Allocation-free.
@@ -26,6 +27,12 @@ public final class ManualClock implements Clock {
 
   private volatile long monotonicNanos;
   private volatile long wallMillis;
+
+  /**
+   * The part of the advances below a millisecond that the wall clock has not shown yet, {@code [0,
+   * 1_000_000)} nanoseconds: two advances of half a millisecond move the wall clock by one.
+   */
+  private long wallNanosBehind;
 
   /** Creates a clock at monotonic {@code 0} and wall time {@code 1970-01-01T00:00:00Z}. */
   public ManualClock() {
@@ -59,7 +66,13 @@ public final class ManualClock implements Clock {
       throw new IllegalArgumentException("d must be >= 0: " + d);
     }
     monotonicNanos = TimeMath.saturatedAdd(monotonicNanos, TimeMath.toNanosSaturated(d));
-    wallMillis = TimeMath.saturatedAdd(wallMillis, TimeMath.toMillisSaturated(d));
+    long millis = TimeMath.toMillisSaturated(d);
+    wallNanosBehind += d.getNano() % 1_000_000;
+    if (wallNanosBehind >= 1_000_000) {
+      wallNanosBehind -= 1_000_000;
+      millis = TimeMath.saturatedAdd(millis, 1);
+    }
+    wallMillis = TimeMath.saturatedAdd(wallMillis, millis);
     return this;
   }
 

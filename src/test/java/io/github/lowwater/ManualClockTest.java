@@ -9,6 +9,22 @@ import org.junit.jupiter.api.Test;
 
 class ManualClockTest {
 
+  /** Regression: 2 x 0.5 ms moved the monotonic clock by 1 ms and the wall clock by 0. */
+  @Test
+  void stepsUnderAMillisecondAddUpOnTheWallClockToo() {
+    ManualClock clock = new ManualClock();
+    clock.advance(Duration.ofNanos(500_000));
+    assertThat(clock.wallMillis()).isZero();
+    clock.advance(Duration.ofNanos(500_000));
+    assertThat(clock.monotonicNanos()).isEqualTo(1_000_000);
+    assertThat(clock.wallMillis()).isEqualTo(1);
+    clock.advance(Duration.ofNanos(1_999_999));
+    assertThat(clock.wallMillis()).isEqualTo(2);
+    clock.advance(Duration.ofNanos(1));
+    assertThat(clock.wallMillis()).isEqualTo(3);
+    assertThat(clock.monotonicNanos()).isEqualTo(3_000_000);
+  }
+
   @Test
   void startsAtMonotonicZeroAndTheEpoch() {
     ManualClock clock = new ManualClock();

@@ -21,8 +21,10 @@ import java.util.PriorityQueue;
  * #watermark()}, {@link #buffered()} and {@link #late()} may be read from any thread. A push costs
  * O(log events buffered for its source + log sources); a release costs the same per event released
  * (per-source buffers merged through a heap of their heads, never a re-sort). Each buffered event
- * is one small object. Memory is O(events inside the lateness window), reported by {@link
- * #buffered()}. No threads are started.
+ * is one small object. Memory is every event pushed and not yet released: the events at or above
+ * the watermark, which the slowest active source holds back; in a catch-up whose partitions drain
+ * unevenly that is the whole skew between them (the benchmarks measured 190,000 to 770,000 buffered
+ * events), not just the lateness window. {@link #buffered()} reports it. No threads are started.
  *
  * <h2>Rules</h2>
  *

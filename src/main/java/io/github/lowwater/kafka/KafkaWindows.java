@@ -84,10 +84,10 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #committableOffsets()} gives, per assigned partition, the offset of its oldest record
  * in a window not yet returned by {@link #pollFinalized()} (or the next offset to read when there
  * is none), with a {@link Checkpoint} in the metadata: a time through which every window of the
- * partition has been returned (its watermark at the last {@code pollFinalized()}), its frontier
- * and watermark as of that offset, and how far this owner had read. Write
- * the results of {@code pollFinalized()}, then commit these offsets: the commit never passes a
- * record whose window is not written. Turn off {@code enable.auto.commit}.
+ * partition has been returned (its watermark at the last {@code pollFinalized()}), its frontier and
+ * watermark as of that offset, and how far this owner had read. Write the results of {@code
+ * pollFinalized()}, then commit these offsets: the commit never passes a record whose window is not
+ * written. Turn off {@code enable.auto.commit}.
  *
  * <p>On revocation or loss the listener commits nothing and drops the partition's state ({@code
  * PER_PARTITION}: its open windows too). Its next owner, or this instance after a restart, starts
@@ -553,6 +553,9 @@ public final class KafkaWindows<K, V, R> {
    * {@link TumblingWindows#seedWatermark(long)}. Windows the seed closes are returned by the next
    * {@link #pollFinalized()} like any other, and committed only after it. ({@code PER_PARTITION}
    * seeds each partition from its checkpoint instead, with no sink query.)
+   *
+   * <p>An empty sink has nothing to protect: skip the call, or pass {@link
+   * WatermarkTracker#NO_WATERMARK}, which changes nothing.
    *
    * @param newestWrittenWindowEndMillis the end of the newest written window, epoch milliseconds
    * @return the watermark after seeding

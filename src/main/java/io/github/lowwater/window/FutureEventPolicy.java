@@ -3,8 +3,10 @@ package io.github.lowwater.window;
 /**
  * What {@link TumblingWindows} does with an event beyond the future-timestamp guard (more than
  * {@code maxFutureSkew} ahead of the wall clock). Either way the event is counted ({@link
- * WindowStats#futureEvents()}), counts as activity of its source, and does not move its source's
- * frontier, so one device with a fast clock cannot make the rest of the data late.
+ * WindowStats#futureEvents()}), does not count as activity of its source and does not move its
+ * source's frontier, so one device with a fast clock can neither make the rest of the data late nor
+ * hold the watermark by chattering. An event beyond the guard whose window has already closed (a
+ * watermark ahead of the wall clock) goes to the late path under either policy.
  */
 public enum FutureEventPolicy {
 

@@ -5,8 +5,9 @@ package io.github.lowwater.window;
  * to a dead-letter topic, correct the sink, or count them per source.
  *
  * <p>Called on the thread that called {@link TumblingWindows#add}, after the event has been counted
- * as late and recorded as activity of its source. An exception thrown here propagates to that
- * caller; the windows' state is already consistent when it does.
+ * as late and observed as activity of its source (not for an event beyond the future-timestamp
+ * guard, which is never activity). An exception thrown here propagates to that caller; the windows'
+ * state is already consistent when it does.
  *
  * @param <V> the value type
  */
@@ -18,7 +19,9 @@ public interface LateEventHandler<V> {
    *
    * @param source the event's source, as given to {@code add}
    * @param eventTimeMillis the event time in epoch milliseconds
-   * @param windowEndMillis the end of the window the event belongs to, {@code <= watermarkMillis}
+   * @param windowEndMillis the end of the window the event belongs to: {@code <= watermarkMillis}
+   *     for an event behind the watermark, {@code > watermarkMillis} for a future event routed here
+   *     by {@link FutureEventPolicy#LATE}
    * @param watermarkMillis the watermark the event was judged against
    * @param key the event's key, as given to {@code add}
    * @param value the event's value

@@ -244,12 +244,12 @@ public final class TumblingWindows<K, V, R> {
       w = null;
     }
     long watermark = tracker.watermark();
-    if (end <= watermark) {
-      return late(source, handle, eventTimeMillis, end, watermark, key, value, true);
-    }
     if (maxFutureSkewMillis != Long.MAX_VALUE
         && eventTimeMillis > TimeMath.saturatedAdd(clock.wallMillis(), maxFutureSkewMillis)) {
       return future(source, eventTimeMillis, start, end, watermark, key, value);
+    }
+    if (end <= watermark) {
+      return late(source, handle, eventTimeMillis, end, watermark, key, value, true);
     }
     accumulate(w, start, end, key, value);
     ACCEPTED.setRelease(this, accepted + 1);
@@ -314,16 +314,21 @@ public final class TumblingWindows<K, V, R> {
     return false;
   }
 
-  /** An event beyond the future-timestamp guard: neither activity nor a frontier move. */
+  /**
+   * An event beyond the future-timestamp guard: neither activity nor a frontier move, whether or
+   * not it is also behind the watermark; into its window under {@code ACCEPT} if that is still
+   * open, else to the late path.
+   */
   private boolean future(
       Object source, long eventTimeMillis, long start, long end, long watermark, K key, V value) {
-    if (futureEventPolicy == FutureEventPolicy.ACCEPT) {
+    boolean closed = end <= watermark; // a watermark ahead of the wall clock: its window is closed
+    if (futureEventPolicy == FutureEventPolicy.ACCEPT && !closed) {
       accumulate(null, start, end, key, value);
       ACCEPTED.setRelease(this, accepted + 1);
     }
     FUTURE_EVENTS.setRelease(this, futureEvents + 1);
     countsFor(source)[FUTURE_INDEX]++;
-    if (futureEventPolicy == FutureEventPolicy.LATE) {
+    if (futureEventPolicy == FutureEventPolicy.LATE || closed) {
       return late(source, null, eventTimeMillis, end, watermark, key, value, false);
     }
     try {
@@ -624,6 +629,9 @@ public final class TumblingWindows<K, V, R> {
    * to {@code clock.wallMillis() - allowedLateness}; see {@link WatermarkTracker#seed(long)}.
    * Redelivered events of windows ending at or before the seed are then late, so a written window
    * is never overwritten with a partial one.
+   *
+   * <p>An empty sink has nothing to protect: skip the call, or pass {@link
+   * WatermarkTracker#NO_WATERMARK}, which changes nothing.
    *
    * @param newestWindowEndMillis the end of the newest written window, in epoch milliseconds
    * @return the watermark after seeding

@@ -62,6 +62,28 @@ class TumblingWindowsToolboxTest {
     assertThat(w.lateBySource()).containsExactly(entry("device", 1L));
   }
 
+  /**
+   * Regression: an event both beyond the guard and behind the watermark took the late path only: it
+   * moved its source's frontier, counted as activity and was not counted as future.
+   */
+  @Test
+  void anEventFromTheFutureAndBehindTheWatermarkIsFutureAndLateButNeverActivity() {
+    for (FutureEventPolicy policy : FutureEventPolicy.values()) {
+      late.clear();
+      TumblingWindows<String, Long, Long> w =
+          builder().maxFutureSkew(Duration.ofMinutes(5)).futureEventPolicy(policy).build();
+      w.add("fleet", now + 2 * SIZE, "k", 1L);
+      clock.jumpWall(Duration.ofDays(-1)); // the watermark is now a day ahead of the wall clock
+      assertThat(w.add("device", now, "k", 1L)).as("%s", policy).isFalse();
+      assertThat(w.stats().futureEvents()).as("%s", policy).isEqualTo(1);
+      assertThat(w.stats().late()).as("%s", policy).isEqualTo(1);
+      assertThat(w.frontier("device")).as("%s", policy).isEqualTo(Long.MIN_VALUE);
+      assertThat(w.activeSources()).as("%s", policy).isEqualTo(1);
+      assertThat(late).as("%s", policy).containsExactly("device@" + now);
+      clock.jumpWall(Duration.ofDays(1));
+    }
+  }
+
   @Test
   void lateCountsArePerSourceAndWithoutAHandlerToo() {
     TumblingWindows<String, Long, Long> w =
