@@ -62,6 +62,35 @@ class DocsNameRealTestsTest {
     assertThat(missing).as("tests named in the docs that do not exist").isEmpty();
   }
 
+  /** A numbered rule of docs/semantics.md: "12. **Name.** text" up to the next rule or heading. */
+  static final Pattern RULE = Pattern.compile("(?m)^(\\d+)\\. (.*?)(?=^\\d+\\. |^#|\\z)", Pattern.DOTALL);
+
+  @Test
+  void everyNumberedRuleOfTheSemanticsNamesATest() throws IOException {
+    String tests = allSources("src/test/java");
+    String text = Files.readString(Path.of("docs/semantics.md"));
+    Matcher rule = RULE.matcher(text);
+    Set<Integer> withoutTest = new TreeSet<>();
+    int rules = 0;
+    while (rule.find()) {
+      rules++;
+      boolean named = false;
+      Matcher m = TEST_METHOD.matcher(rule.group(2));
+      while (m.find() && !named) {
+        named = tests.contains("void " + m.group(1) + "(");
+      }
+      Matcher c = TEST_CLASS.matcher(rule.group(2));
+      while (c.find() && !named) {
+        named = tests.contains("class " + c.group(1) + " ");
+      }
+      if (!named) {
+        withoutTest.add(Integer.parseInt(rule.group(1)));
+      }
+    }
+    assertThat(rules).as("numbered rules found").isGreaterThan(30);
+    assertThat(withoutTest).as("rules of docs/semantics.md that name no test").isEmpty();
+  }
+
   static String allSources(String root) throws IOException {
     StringBuilder all = new StringBuilder();
     try (Stream<Path> files = Files.walk(Path.of(root))) {

@@ -36,7 +36,8 @@ public interface LateRecordHandler {
    * @param eventTimeMillis the record's event time, as extracted
    * @param windowEndMillis the end of the record's window, exclusive
    * @param watermarkMillis for {@code LATE}, the watermark the record was judged against; for
-   *     {@code REDELIVERED}, the end of the newest window written for the partition
+   *     {@code REDELIVERED}, the checkpoint's written-through time: every window of the partition
+   *     ending at or before it had been written
    */
   void onLateRecord(
       ConsumerRecord<?, ?> record,

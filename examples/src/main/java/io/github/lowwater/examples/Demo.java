@@ -1,8 +1,6 @@
 package io.github.lowwater.examples;
 
 import java.nio.file.Path;
-import java.util.Arrays;
-import java.util.List;
 
 /**
  * The demo's entry point.
@@ -13,39 +11,88 @@ import java.util.List;
  * ... -Dexec.args="--bootstrap-servers host:9092"    use a real cluster instead of the in-process one
  * ... -Dexec.args="--svg chart.svg"                  where to write the chart
  *                                                    (default examples/target/lowwater-demo.svg)
+ * ... -Dexec.args="--instances 3"                    a consumer group of 3 instances, one killed
+ *                                                    mid-run (2 to 6; with --bootstrap-servers too)
  * </pre>
+ *
+ * <p>A bad argument exits with status 2 and a one-line message on standard error.
  */
 public final class Demo {
+
+  private static final String USAGE =
+      "usage: Demo [--in-memory | --bootstrap-servers <host:port,...>] [--svg <file>]"
+          + " | [--bootstrap-servers <host:port,...>] --instances <2-"
+          + GroupDemo.PARTITIONS
+          + ">";
 
   private Demo() {}
 
   /**
    * Runs the demo.
    *
-   * @param args {@code --in-memory}, or {@code --bootstrap-servers <servers>}, or nothing
+   * @param args {@code --in-memory}, or {@code --bootstrap-servers <servers>}, {@code --svg
+   *     <file>}, {@code --instances <n>}, or nothing
    * @throws Exception if the broker cannot be started or reached
    */
   public static void main(String[] args) throws Exception {
-    List<String> list = Arrays.asList(args);
-    if (list.contains("--help") || list.contains("-h")) {
-      System.out.println(
-          "usage: Demo [--in-memory | --bootstrap-servers <host:port,...>] [--svg <file>]");
+    boolean inMemory = false;
+    String bootstrap = null;
+    Path svg = null;
+    int instances = 0;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--help", "-h" -> {
+          System.out.println(USAGE);
+          return;
+        }
+        case "--in-memory" -> inMemory = true;
+        case "--bootstrap-servers" -> bootstrap = value(args, ++i, "host:port,...");
+        case "--svg" -> svg = Path.of(value(args, ++i, "a file"));
+        case "--instances" -> instances = instances(value(args, ++i, "a number of instances"));
+        default -> usageError("unknown argument '" + args[i] + "'");
+      }
+    }
+    if (instances > 0) {
+      if (inMemory || svg != null) {
+        usageError("--instances does not combine with --in-memory or --svg");
+      }
+      GroupDemo.run(bootstrap, instances, System.out);
       return;
     }
-    if (list.contains("--in-memory")) {
+    if (inMemory) {
       InMemoryDemo.run(System.out);
       return;
     }
-    int i = list.indexOf("--bootstrap-servers");
-    String bootstrap = i >= 0 && i + 1 < list.size() ? list.get(i + 1) : null;
-    if (i >= 0 && bootstrap == null) {
-      throw new IllegalArgumentException("--bootstrap-servers needs a value: host:port,...");
+    if (svg == null) {
+      svg = Path.of(System.getProperty("lowwater.demo.out", "."), "lowwater-demo.svg");
     }
-    int s = list.indexOf("--svg");
-    Path svg =
-        s >= 0 && s + 1 < list.size()
-            ? Path.of(list.get(s + 1))
-            : Path.of(System.getProperty("lowwater.demo.out", "."), "lowwater-demo.svg");
     BrokerDemo.run(bootstrap, svg, System.out);
+  }
+
+  private static String value(String[] args, int i, String what) {
+    if (i >= args.length || args[i].startsWith("--")) {
+      usageError(args[i - 1] + " needs a value: " + what);
+    }
+    return args[i];
+  }
+
+  private static int instances(String value) {
+    int n;
+    try {
+      n = Integer.parseInt(value);
+    } catch (NumberFormatException e) {
+      n = -1;
+    }
+    if (n < 2 || n > GroupDemo.PARTITIONS) {
+      usageError(
+          "--instances needs a whole number from 2 to " + GroupDemo.PARTITIONS + ": " + value);
+    }
+    return n;
+  }
+
+  /** Prints the one-line message and exits with status 2, as for any bad argument. */
+  private static void usageError(String message) {
+    System.err.println("Demo: " + message + " (--help for usage)");
+    System.exit(2);
   }
 }

@@ -76,6 +76,37 @@ final class Report {
     }
   }
 
+  /**
+   * Prints one consumer's results against the truth: the totals, then window by window.
+   *
+   * @param out where to print
+   * @param truth what was produced: window start to key to count
+   * @param c the results
+   */
+  static void againstTruth(PrintStream out, TreeMap<Long, TreeMap<String, Long>> truth, Column c) {
+    long produced = 0;
+    for (TreeMap<String, Long> w : truth.values()) {
+      produced += SyntheticFeed.total(w);
+    }
+    out.printf("%-28s %22s%n", "", c.name());
+    out.printf("%-28s %22s%n", "late events", fmt(c.late()));
+    out.printf("%-28s %22s%n", "events counted in windows", fmt(c.counted()) + "/" + fmt(produced));
+    out.printf(
+        "%-28s %22s%n",
+        "windows equal to the truth", c.windowsEqualToTruth(truth) + "/" + truth.size());
+    out.println();
+    out.printf("%-13s %10s %22s%n", "window (UTC)", "produced", c.name());
+    for (Map.Entry<Long, TreeMap<String, Long>> e : truth.entrySet()) {
+      long start = e.getKey();
+      long end = start + windowMillis(truth);
+      out.printf(
+          "%-13s %10s %22s%n",
+          HH_MM.format(Instant.ofEpochMilli(start)) + "-" + HH_MM.format(Instant.ofEpochMilli(end)),
+          fmt(SyntheticFeed.total(e.getValue())),
+          cell(c.windows().get(start), e.getValue()));
+    }
+  }
+
   private static long windowMillis(TreeMap<Long, ?> truth) {
     if (truth.size() < 2) {
       return 0;

@@ -2,7 +2,9 @@ package io.github.lowwater.examples;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -44,6 +46,30 @@ final class SyntheticFeed {
       feed.add(Collections.unmodifiableList(events));
     }
     return feed;
+  }
+
+  /**
+   * Returns one partition's events in the order they arrive when each is delayed by up to {@code
+   * maxDelayMillis} (uniformly, independently): out of event-time order by at most that much.
+   * Deterministic for a given seed.
+   *
+   * @param events one partition's events, in event-time order
+   * @return a new list of the same events in arrival order
+   */
+  static List<Event> arrivalOrder(List<Event> events, long maxDelayMillis, long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    long[] arrival = new long[events.size()];
+    Integer[] order = new Integer[events.size()];
+    for (int i = 0; i < arrival.length; i++) {
+      arrival[i] = events.get(i).eventTimeMillis() + random.nextLong(maxDelayMillis + 1);
+      order[i] = i;
+    }
+    Arrays.sort(order, Comparator.comparingLong((Integer i) -> arrival[i]));
+    List<Event> arrived = new ArrayList<>(order.length);
+    for (int i : order) {
+      arrived.add(events.get(i));
+    }
+    return arrived;
   }
 
   /**
