@@ -46,17 +46,6 @@ class ArchitectureTest {
   }
 
   @Test
-  void coreDoesNotDependOnIntegrations() {
-    noClasses()
-        .that()
-        .resideInAnyPackage(CORE)
-        .should()
-        .dependOnClassesThat()
-        .resideInAnyPackage("io.github.lowwater.kafka..", "io.github.lowwater.metrics..")
-        .check(production);
-  }
-
-  @Test
   void theWatermarkCoreDoesNotDependOnWindows() {
     noClasses()
         .that()
@@ -64,6 +53,26 @@ class ArchitectureTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("io.github.lowwater.window..", "io.github.lowwater.align..")
+        .check(production);
+  }
+
+  @Test
+  void theKafkaIntegrationDependsOnlyOnTheCoreKafkaClientsAndTheJdk() {
+    classes()
+        .that()
+        .resideInAPackage("io.github.lowwater.kafka")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(
+            "java..",
+            "org.slf4j..",
+            "org.apache.kafka.clients..",
+            "org.apache.kafka.common..",
+            "io.github.lowwater",
+            "io.github.lowwater.window",
+            "io.github.lowwater.internal",
+            "io.github.lowwater.kafka")
+        .because("kafka-clients is the one optional dependency this package may use")
         .check(production);
   }
 }

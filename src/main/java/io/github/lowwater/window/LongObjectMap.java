@@ -1,7 +1,5 @@
 package io.github.lowwater.window;
 
-import java.util.Arrays;
-
 /**
  * An open-addressing hash map from {@code long} to non-null values, with linear probing and
  * backward-shift deletion: no boxing, no entry objects, no tombstones. Lookups allocate nothing;
@@ -106,11 +104,6 @@ final class LongObjectMap<T> {
         putNew(oldKeys[i], v);
       }
     }
-  }
-
-  void clear() {
-    Arrays.fill(values, null);
-    size = 0;
   }
 
   private int index(long key) {

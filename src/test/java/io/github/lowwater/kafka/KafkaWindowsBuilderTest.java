@@ -96,6 +96,28 @@ class KafkaWindowsBuilderTest {
                 builder().resultScope(ResultScope.MERGED).maxDrift(Duration.ofMinutes(10)).build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("consumer");
+    org.apache.kafka.clients.consumer.MockConsumer<String, String> consumer =
+        new org.apache.kafka.clients.consumer.MockConsumer<>("earliest");
+    assertThatThrownBy(
+            () ->
+                builder()
+                    .resultScope(ResultScope.MERGED)
+                    .allowedLateness(Duration.ofMinutes(2))
+                    .consumer(consumer)
+                    .maxDrift(Duration.ofMinutes(2).minusMillis(1))
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("maxDrift must be >= allowedLateness (PT2M): PT1M59.999S");
+    assertThat(
+            builder()
+                .resultScope(ResultScope.MERGED)
+                .allowedLateness(Duration.ofMinutes(2))
+                .consumer(consumer)
+                .maxDrift(Duration.ofMinutes(2))
+                .build()
+                .pauses())
+        .as("maxDrift exactly the allowed lateness is accepted")
+        .isZero();
   }
 
   /** The commit offsets hold back the oldest record of each window not yet returned. */
