@@ -63,7 +63,8 @@ class DocsNameRealTestsTest {
   }
 
   /** A numbered rule of docs/semantics.md: "12. **Name.** text" up to the next rule or heading. */
-  static final Pattern RULE = Pattern.compile("(?m)^(\\d+)\\. (.*?)(?=^\\d+\\. |^#|\\z)", Pattern.DOTALL);
+  static final Pattern RULE =
+      Pattern.compile("(?m)^(\\d+)\\. (.*?)(?=^\\d+\\. |^#|\\z)", Pattern.DOTALL);
 
   @Test
   void everyNumberedRuleOfTheSemanticsNamesATest() throws IOException {

@@ -1,6 +1,7 @@
 package io.github.lowwater.kafka;
 
 import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.internal.TimeMath;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -21,16 +22,20 @@ import org.slf4j.LoggerFactory;
  * window of every partition that ends at or before it has been written by whichever instance owned
  * the partition, and no later record can change it.
  *
- * <p>Read on the polling thread at most once per interval ({@code consumer.committed} is a round
- * trip to the group coordinator, bounded by {@link #TIMEOUT}); {@link #value()} may be read from
- * any thread. A failed read keeps the previous value and is logged at WARN.
+ * <p>Read on the polling thread at most once per interval: {@code consumer.committed} is a round
+ * trip to the group coordinator, bounded by {@link #TIMEOUT}. While this member's own rebalance is
+ * pending at the coordinator the request waits behind it (seen on the classic protocol: up to the
+ * full timeout), so the bound is short: a read that does not answer in time keeps the previous
+ * value and is retried at the next interval, at a cost of at most {@link #TIMEOUT} per interval
+ * during a rebalance. Failures are logged at WARN once per run of failures, without a stack trace.
+ * {@link #value()} may be read from any thread.
  */
 final class GroupWatermark {
 
   private static final Logger LOG = LoggerFactory.getLogger(KafkaWindows.class);
 
-  /** The bound on one read of the committed offsets. */
-  static final Duration TIMEOUT = Duration.ofSeconds(5);
+  /** The bound on one read of the committed offsets: short, so that a rebalance stalls little. */
+  static final Duration TIMEOUT = Duration.ofMillis(250);
 
   private static final VarHandle VALUE;
 
@@ -45,6 +50,7 @@ final class GroupWatermark {
   private final Consumer<?, ?> consumer;
   private final long intervalNanos;
   private boolean read;
+  private boolean failing;
   private long lastReadNanos;
   private long value = WatermarkTracker.NO_WATERMARK;
 
@@ -66,8 +72,18 @@ final class GroupWatermark {
     lastReadNanos = nowNanos;
     try {
       refresh();
+      failing = false;
     } catch (RuntimeException e) {
-      LOG.warn("could not read the group's committed checkpoints; groupWatermark stays", e);
+      if (!failing) {
+        failing = true;
+        LOG.warn(
+            "could not read the group's committed checkpoints ({}); groupWatermark stays at {}"
+                + " and is read again every interval",
+            e.toString(),
+            TimeMath.describeMillis(value()));
+      } else {
+        LOG.debug("could not read the group's committed checkpoints again", e);
+      }
     }
   }
 

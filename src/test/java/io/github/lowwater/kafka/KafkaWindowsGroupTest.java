@@ -1,0 +1,891 @@
+package io.github.lowwater.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import io.github.lowwater.kafka.Feed.Event;
+import io.github.lowwater.window.Aggregators;
+import io.github.lowwater.window.WindowResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link KafkaWindows} in {@link ResultScope#PER_PARTITION} stays exact while its consumer group
+ * changes, on the real in-process broker, with the classic protocol (cooperative sticky assignor)
+ * and with the consumer protocol of KIP-848.
+ *
+ * <p>A 12-partition topic holds a skewed backlog (partitions 0-3 hold 90 min of history, 4-7 30
+ * min, 8-11 8 min, all ending a minute ago; a quarter of the records up to a minute out of order)
+ * and gets live traffic at the wall clock while the instances of one group (threads of this JVM,
+ * each with its own consumer and {@code KafkaWindows}, running the README loop) go through: scale 1
+ * to 3; a rolling restart of every instance (plain {@code close()}); an abandoned instance, which
+ * writes windows and dies before committing, without leaving the group (see {@link Crash}), while a
+ * replacement starts at once; scale 3 to 1; a full restart of the group; and a drain to the end of
+ * the input, where the last instance calls {@link KafkaWindows#finishAll()}. Every instance upserts
+ * its results into a real SQL database (in-memory H2, {@link H2Sink}) on (window start, partition,
+ * key). Proven:
+ *
+ * <ol>
+ *   <li>the rows summed over partitions equal the truth computed from the records in the topic;
+ *   <li>no row was ever overwritten with a different value;
+ *   <li>no record was late at any instance, dead ones included (every record is at most a minute
+ *       behind its partition's newest, under the two minutes of allowed lateness);
+ *   <li>records were redelivered (skipped as already written) after hand-overs, and the crash made
+ *       the next owners write again, with the same values, windows the dead instance had written
+ *       after its last commit;
+ *   <li>{@link KafkaWindows#groupWatermark()} of the running instances, sampled every 200 ms, never
+ *       exceeded the true bound: the minimum over the partitions of the largest event time below
+ *       the committed offset, minus the allowed lateness (the group watermark first, then the
+ *       committed offsets, which only grow); and it was a real watermark once every partition had
+ *       committed.
+ * </ol>
+ *
+ * <p>Pacing: a fetch waits {@code fetch.max.wait.ms} (500 ms) for a {@code fetch.min.bytes} that
+ * the small {@code max.partition.fetch.bytes} (2 KB) never lets it reach, and the records are
+ * produced in small batches, so a partition delivers about 100 records per fetch whichever instance
+ * owns it. The catch-up of partitions 0-3 so outlasts the scaling, the rolling restart and the
+ * crash, which all happen while windows are being finalized; the group of the full restart is not
+ * paced and drains the rest at full speed. A commit refused because the group is rebalancing is
+ * counted and the loop goes on (the next commit covers at least as much).
+ */
+class KafkaWindowsGroupTest {
+
+  static final Duration WINDOW = Duration.ofMinutes(5);
+  static final long WINDOW_MILLIS = WINDOW.toMillis();
+  static final Duration LATENESS = Duration.ofMinutes(2);
+  static final long LATENESS_MILLIS = LATENESS.toMillis();
+  static final int PARTITIONS = 12;
+
+  /**
+   * How far a record may be behind the newest record before it in its partition: under LATENESS.
+   */
+  static final long MAX_DISORDER_MILLIS = Duration.ofMinutes(1).toMillis();
+
+  /** The mean gap between two records of a partition, in event time. */
+  static final long SPACING_MILLIS = 2_400;
+
+  /** The backlog's history per partition: 90 min for 0-3, 30 min for 4-7, 8 min for 8-11. */
+  static final Duration[] HISTORY = {
+    Duration.ofMinutes(90), Duration.ofMinutes(30), Duration.ofMinutes(8)
+  };
+
+  static final Duration POLL = Duration.ofMillis(100);
+  static final Duration STAGE_DEADLINE = Duration.ofSeconds(40);
+  static final long SAMPLE_EVERY_NANOS = Duration.ofMillis(200).toNanos();
+
+  static EmbeddedKafka broker;
+
+  @BeforeAll
+  static void startBroker() {
+    broker = EmbeddedKafka.get();
+  }
+
+  @Test
+  void classicCooperativeGroupWritesExactlyTheTruthThroughScalingRestartsAndACrash()
+      throws Exception {
+    new GroupRun(
+            "group-classic",
+            Map.of(
+                "group.protocol", "classic",
+                "partition.assignment.strategy",
+                    "org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
+                "session.timeout.ms", "6000",
+                "heartbeat.interval.ms", "1000"),
+            Crash.CLOSE_REMAINING_IN_GROUP)
+        .runAndVerify();
+  }
+
+  @Test
+  void kip848GroupWritesExactlyTheTruthThroughScalingRestartsAndACrash() throws Exception {
+    // The session timeout (6 s) and the heartbeat interval are broker settings for this protocol.
+    // The dead instance is frozen rather than closed (see Crash.FREEZE), and the poll timer that
+    // then takes it out of the group is 6 s, as the session timeout.
+    new GroupRun(
+            "group-kip848",
+            Map.of("group.protocol", "consumer", "max.poll.interval.ms", "6000"),
+            Crash.FREEZE)
+        .runAndVerify();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /** What an instance thread is told to do next. */
+  enum Command {
+    RUN,
+    /** Leave the loop after the current iteration, then a plain {@code close()}. */
+    STOP,
+    /**
+     * Die right after the next poll that wrote results, before its commit, if no other instance
+     * died first.
+     */
+    CRASH,
+    /** Once every partition is assigned and read to the end offsets: finishAll, write, commit. */
+    FINISH
+  }
+
+  /** How an abandoned instance dies, in this JVM. */
+  enum Crash {
+    /**
+     * The notes' recipe: {@code close} with {@code REMAIN_IN_GROUP} and a zero timeout. No commit,
+     * no callback, no LeaveGroup: the member stays until the session timeout. Works for the classic
+     * protocol only: with {@code group.protocol=consumer}, kafka-clients 4.4.0 keeps only a static
+     * member in the group ({@code ConsumerMembershipManager.leaveGroupEpoch()} is -1, leave, for a
+     * dynamic member whatever the operation): the member left at once and its partitions moved
+     * within a second.
+     */
+    CLOSE_REMAINING_IN_GROUP,
+    /**
+     * The application thread stops dead after its write: no poll, no commit, no callback (its
+     * listener is detached), nothing closed. The client's background thread heartbeats on until
+     * {@code max.poll.interval.ms}, then takes the member out of the group; only then do its
+     * partitions move. The closest to a killed process that a dynamic member of a KIP-848 group
+     * allows in one JVM; the consumer is closed once its partitions have moved.
+     */
+    FREEZE
+  }
+
+  /** One read of the group watermarks of the running instances, then of the committed offsets. */
+  record Sample(
+      long elapsedMillis,
+      List<String> instances,
+      List<Long> groupWatermarks,
+      Map<Integer, Long> committed) {}
+
+  /** One scenario on its own topic and group. */
+  static final class GroupRun {
+    final String topic;
+    final String group;
+    final Map<String, String> protocolConfig;
+    final Crash crash;
+    final long startNanos = System.nanoTime();
+    final List<Instance> everyInstance = new ArrayList<>();
+    final List<Instance> running = new ArrayList<>();
+    final List<Sample> samples = new ArrayList<>();
+    final long[] lastBaseMillis = new long[PARTITIONS];
+    final SplittableRandom liveRandom = new SplittableRandom(99);
+    final AtomicLong failedSends = new AtomicLong();
+
+    /** Taken by the one instance that dies: the first told to crash that writes results. */
+    final AtomicReference<Instance> crashToken = new AtomicReference<>();
+
+    final Map<String, Long> stageMillis = new LinkedHashMap<>();
+    H2Sink sink;
+    Admin admin;
+    KafkaProducer<String, String> producer;
+    ScheduledExecutorService live;
+    boolean sampling = true;
+    long lastSampleNanos;
+    long crashTakeoverMillis = -1;
+    boolean deadMemberStayed;
+
+    GroupRun(String name, Map<String, String> protocolConfig, Crash crash) {
+      this.topic = name;
+      this.group = name;
+      this.protocolConfig = protocolConfig;
+      this.crash = crash;
+    }
+
+    void runAndVerify() throws Exception {
+      broker.createTopic(topic, PARTITIONS);
+      try (H2Sink sink = new H2Sink();
+          Admin admin = broker.admin();
+          KafkaProducer<String, String> producer = producer()) {
+        this.sink = sink;
+        this.admin = admin;
+        this.producer = producer;
+        try {
+          produceBacklog();
+          startLive();
+          schedule();
+        } finally {
+          stopLive();
+          for (Instance i : everyInstance) {
+            i.command = Command.STOP;
+          }
+          for (Instance i : everyInstance) {
+            i.thread.join(Duration.ofSeconds(10).toMillis());
+            if (!i.thread.isAlive()) {
+              i.closeIfFrozen();
+            }
+          }
+        }
+        verify();
+      }
+    }
+
+    // -------------------------------------------------------------------------------- schedule
+
+    void schedule() throws Exception {
+      Instance a = start("a");
+      await(
+          "a alone owns every partition and has consumed 1000 records",
+          () -> stable() && a.consumed.get() >= 1000);
+      stage("scale 1");
+
+      Instance b = start("b");
+      Instance c = start("c");
+      await("scale 1 -> 3", () -> stable(b, c));
+      stage("scale 1->3");
+
+      for (Instance old : List.of(a, b, c)) {
+        stop(old);
+        Instance next = start(old.name + "2");
+        await("rolling restart: " + next.name + " replaces " + old.name, () -> stable(next));
+      }
+      stage("rolling restart");
+
+      // The crash: the first instance to write results dies right after, before its commit.
+      for (Instance i : running) {
+        i.command = Command.CRASH;
+      }
+      await(
+          "an instance writes results and dies before committing",
+          () -> crashToken.get() != null && !crashToken.get().thread.isAlive());
+      Instance dead = crashToken.get();
+      for (Instance i : running) {
+        if (i != dead) {
+          i.command = Command.RUN;
+        }
+      }
+      assertThat(dead.crashed).as("%s crashed", dead.name).isTrue();
+      running.remove(dead);
+      long crashNanos = System.nanoTime();
+      deadMemberStayed = groupHasMember(dead.name);
+      Instance replacement = start("r");
+      await(
+          "the partitions of the dead " + dead.name + " move after the session timeout",
+          () -> stable(replacement));
+      crashTakeoverMillis = (System.nanoTime() - crashNanos) / 1_000_000;
+      dead.closeIfFrozen();
+      stage("crash");
+
+      stop(running.get(0), running.get(1));
+      await("scale 3 -> 1", this::stable);
+      stage("scale 3->1");
+
+      // The pacing has served (the chaos happened during the catch-up): the restarted group
+      // drains the rest at full speed.
+      stop(running.get(0));
+      Instance g1 = start("g1", false);
+      Instance g2 = start("g2", false);
+      await("full restart", () -> stable(g1, g2));
+      stage("full restart");
+
+      stopLive();
+      Map<TopicPartition, Long> ends = endOffsets();
+      stop(g1);
+      g2.endOffsets = ends;
+      await("g2 owns every partition and has read them to the end", () -> g2.atEnd);
+      sampling = false; // finishAll claims the open windows written: past the bound checked here
+      g2.command = Command.FINISH;
+      await("g2 finishes, writes and commits", () -> !g2.thread.isAlive());
+      running.remove(g2);
+      assertThat(g2.finished).as("g2 finished").isTrue();
+      stage("drain");
+      assertThat(committedOffsets())
+          .as("after finishAll the committed offsets are the end offsets")
+          .isEqualTo(toIds(ends));
+    }
+
+    Instance start(String name) {
+      return start(name, true);
+    }
+
+    /**
+     * Starts an instance; a paced one fetches at most 2 KB per partition per 500 ms (see the class
+     * comment), an unpaced one with the defaults.
+     */
+    Instance start(String name, boolean paced) {
+      Map<String, String> config = new HashMap<>(protocolConfig);
+      config.put("client.id", group + "-" + name);
+      config.put("max.poll.records", "200");
+      if (paced) {
+        config.put("max.partition.fetch.bytes", "2048");
+        config.put("fetch.min.bytes", "1048576");
+        config.put("fetch.max.wait.ms", "500");
+      }
+      KafkaConsumer<String, String> consumer =
+          Feed.consumer(broker.bootstrapServers(), group, config);
+      KafkaWindows<String, Long, Long> windows =
+          KafkaWindows.builder(WINDOW, Aggregators.sumLong())
+              .allowedLateness(LATENESS)
+              .consumer(consumer)
+              .groupWatermarkInterval(Duration.ofMillis(500))
+              .quietAdvanceAfter(Duration.ofHours(1))
+              .build();
+      Instance i = new Instance(name, consumer, windows, topic, sink, crash, crashToken);
+      everyInstance.add(i);
+      running.add(i);
+      i.thread.start();
+      return i;
+    }
+
+    /** Tells the instances to stop (plain close) and waits until their threads have ended. */
+    void stop(Instance... instances) throws Exception {
+      for (Instance i : instances) {
+        i.command = Command.STOP;
+      }
+      for (Instance i : instances) {
+        await(i.name + " stops", () -> !i.thread.isAlive());
+        running.remove(i);
+      }
+    }
+
+    /**
+     * Whether every running instance owns partitions, none owned twice, all of them owned, and the
+     * given new instances have consumed records.
+     */
+    boolean stable(Instance... joined) {
+      Set<TopicPartition> union = new HashSet<>();
+      int total = 0;
+      for (Instance i : running) {
+        Set<TopicPartition> owned = i.assignment;
+        if (owned.isEmpty()) {
+          return false;
+        }
+        union.addAll(owned);
+        total += owned.size();
+      }
+      for (Instance i : joined) {
+        if (i.consumed.get() == 0) {
+          return false;
+        }
+      }
+      return union.size() == PARTITIONS && total == PARTITIONS;
+    }
+
+    /** Polls the condition with a deadline, sampling the group watermark meanwhile. */
+    void await(String what, BooleanSupplier condition) throws Exception {
+      long deadline = System.nanoTime() + STAGE_DEADLINE.toNanos();
+      while (true) {
+        for (Instance i : everyInstance) {
+          if (i.failure != null) {
+            throw new AssertionError(i.name + " failed during: " + what, i.failure);
+          }
+        }
+        if (sampling && System.nanoTime() - lastSampleNanos >= SAMPLE_EVERY_NANOS) {
+          sample();
+        }
+        if (condition.getAsBoolean()) {
+          return;
+        }
+        if (System.nanoTime() > deadline) {
+          fail("not within %s: %s; %s", STAGE_DEADLINE, what, describe());
+        }
+        Thread.sleep(50); // polling with a deadline
+      }
+    }
+
+    void stage(String name) {
+      stageMillis.put(name, (System.nanoTime() - startNanos) / 1_000_000);
+    }
+
+    String describe() {
+      return running.stream()
+          .map(
+              i ->
+                  i.name
+                      + " owns "
+                      + i.assignment.stream().map(TopicPartition::partition).sorted().toList()
+                      + ", consumed "
+                      + i.consumed.get()
+                      + ", "
+                      + i.command)
+          .collect(Collectors.joining("; ", "running: ", ""));
+    }
+
+    // ------------------------------------------------------------------------- group watermark
+
+    /** The group watermarks of the running instances first, then the committed offsets. */
+    void sample() throws Exception {
+      lastSampleNanos = System.nanoTime();
+      List<String> names = new ArrayList<>();
+      List<Long> watermarks = new ArrayList<>();
+      for (Instance i : running) {
+        names.add(i.name);
+        watermarks.add(i.windows.groupWatermark());
+      }
+      Map<Integer, Long> committed = committedOffsets();
+      samples.add(
+          new Sample((System.nanoTime() - startNanos) / 1_000_000, names, watermarks, committed));
+    }
+
+    Map<Integer, Long> committedOffsets() throws Exception {
+      Map<TopicPartition, OffsetAndMetadata> offsets =
+          admin
+              .listConsumerGroupOffsets(group)
+              .partitionsToOffsetAndMetadata()
+              .get(10, TimeUnit.SECONDS);
+      Map<Integer, Long> committed = new TreeMap<>();
+      offsets.forEach(
+          (tp, om) -> {
+            if (om != null && tp.topic().equals(topic)) {
+              committed.put(tp.partition(), om.offset());
+            }
+          });
+      return committed;
+    }
+
+    boolean groupHasMember(String instance) throws Exception {
+      return admin
+          .describeConsumerGroups(List.of(group))
+          .describedGroups()
+          .get(group)
+          .get(10, TimeUnit.SECONDS)
+          .members()
+          .stream()
+          .anyMatch(m -> m.clientId().equals(group + "-" + instance));
+    }
+
+    // -------------------------------------------------------------------------------- the feed
+
+    KafkaProducer<String, String> producer() {
+      // Small batches: a fetch returns at least one whole batch, so large ones would defeat the
+      // small max.partition.fetch.bytes of the consumers (see the class comment).
+      return Feed.producer(
+          broker.bootstrapServers(),
+          Map.of(
+              ProducerConfig.BATCH_SIZE_CONFIG, "512",
+              ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000",
+              ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "20000"));
+    }
+
+    /** An event time at most MAX_DISORDER_MILLIS behind the base; a quarter of them are behind. */
+    static long eventTime(long baseMillis, SplittableRandom random) {
+      return random.nextInt(4) == 0
+          ? baseMillis - random.nextLong(MAX_DISORDER_MILLIS)
+          : baseMillis;
+    }
+
+    void send(int partition, long eventTimeMillis, String key) {
+      producer.send(
+          new ProducerRecord<>(topic, partition, eventTimeMillis, key, "1"),
+          (metadata, e) -> {
+            if (e != null) {
+              failedSends.incrementAndGet(); // not in the topic, so not in the truth
+            }
+          });
+    }
+
+    void produceBacklog() {
+      long end = System.currentTimeMillis() - Duration.ofMinutes(1).toMillis();
+      SplittableRandom random = new SplittableRandom(7);
+      for (int p = 0; p < PARTITIONS; p++) {
+        long base = end - HISTORY[p / 4].toMillis() + random.nextLong(SPACING_MILLIS);
+        while (base < end) {
+          send(p, eventTime(base, random), Feed.KEYS[random.nextInt(Feed.KEYS.length)]);
+          lastBaseMillis[p] = base;
+          base += SPACING_MILLIS / 2 + random.nextLong(SPACING_MILLIS);
+        }
+      }
+      producer.flush();
+    }
+
+    /** Live traffic: every 100 ms a record per partition, at about the wall clock. */
+    void startLive() {
+      live = Executors.newSingleThreadScheduledExecutor();
+      live.scheduleAtFixedRate(
+          () -> {
+            long now = System.currentTimeMillis();
+            for (int p = 0; p < PARTITIONS; p++) {
+              long base = Math.max(lastBaseMillis[p] + 1, now);
+              lastBaseMillis[p] = base;
+              send(p, eventTime(base, liveRandom), Feed.KEYS[liveRandom.nextInt(Feed.KEYS.length)]);
+            }
+          },
+          0,
+          100,
+          TimeUnit.MILLISECONDS);
+    }
+
+    void stopLive() throws InterruptedException {
+      if (live != null && !live.isShutdown()) {
+        live.shutdown();
+        assertThat(live.awaitTermination(10, TimeUnit.SECONDS)).as("live producer stops").isTrue();
+        producer.flush();
+      }
+    }
+
+    Map<TopicPartition, Long> endOffsets() throws Exception {
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      for (int p = 0; p < PARTITIONS; p++) {
+        latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+      }
+      Map<TopicPartition, Long> ends = new HashMap<>();
+      admin
+          .listOffsets(latest)
+          .all()
+          .get(10, TimeUnit.SECONDS)
+          .forEach((tp, info) -> ends.put(tp, info.offset()));
+      return ends;
+    }
+
+    static Map<Integer, Long> toIds(Map<TopicPartition, Long> offsets) {
+      Map<Integer, Long> byId = new TreeMap<>();
+      offsets.forEach((tp, o) -> byId.put(tp.partition(), o));
+      return byId;
+    }
+
+    // -------------------------------------------------------------------------------- verify
+
+    void verify() throws Exception {
+      Map<TopicPartition, Long> ends = endOffsets();
+      List<Event> events = new ArrayList<>();
+      long[][] timestamps = readTopic(ends, events);
+      for (int p = 0; p < PARTITIONS; p++) {
+        long newest = Long.MIN_VALUE;
+        for (int o = 0; o < timestamps[p].length; o++) {
+          long t = timestamps[p][o];
+          if (newest != Long.MIN_VALUE) {
+            assertThat(t)
+                .as("premise: partition %d offset %d is at most a minute out of order", p, o)
+                .isGreaterThanOrEqualTo(newest - MAX_DISORDER_MILLIS);
+          }
+          newest = Math.max(newest, t);
+        }
+      }
+
+      long late = 0;
+      long redelivered = 0;
+      for (Instance i : everyInstance) {
+        late += i.windows.stats().late();
+        redelivered += i.windows.redeliveredRecords();
+      }
+      String summary =
+          String.format(
+              "%s: %d records (%d failed sends), %d rows, %d rewritten with the same value,"
+                  + " %d redelivered, %d commit failures, crash takeover %d ms, %d samples;"
+                  + " stages at %s ms",
+              group,
+              events.size(),
+              failedSends.get(),
+              sink.rows(),
+              sink.rewrites(),
+              redelivered,
+              everyInstance.stream().mapToLong(i -> i.commitFailures).sum(),
+              crashTakeoverMillis,
+              samples.size(),
+              stageMillis);
+      System.out.println(summary);
+
+      // The specific failures first: 2. no row was overwritten with a different value; 3. nothing
+      // was late (every record is within the allowed lateness of its partition).
+      assertThat(sink.violations())
+          .as("rows overwritten with a different value; %s", summary)
+          .isEmpty();
+      assertThat(late).as("late records over every instance; %s", summary).isZero();
+      // 1. The rows summed over partitions are the truth.
+      assertThat(sink.sumOverPartitions(topic))
+          .as("rows summed over partitions vs the truth from the topic; %s", summary)
+          .isEqualTo(Feed.truth(events, WINDOW_MILLIS));
+      // 4. Hand-overs redelivered records of written windows; the crash made windows written after
+      // the last commit be written again, with the same values.
+      assertThat(redelivered).as("redelivered records; %s", summary).isPositive();
+      assertThat(sink.rewrites())
+          .as("rows written again after the crash; %s", summary)
+          .isPositive();
+      assertThat(deadMemberStayed)
+          .as("the dead instance was still a member of the group right after its crash")
+          .isTrue();
+      // 5. The group watermark never exceeded the true bound, and was a real one.
+      verifyGroupWatermark(timestamps, summary);
+    }
+
+    /** Every record of the topic: its timestamps by partition and offset, and its events. */
+    long[][] readTopic(Map<TopicPartition, Long> ends, List<Event> events) {
+      long[][] timestamps = new long[PARTITIONS][];
+      for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
+        timestamps[e.getKey().partition()] = new long[Math.toIntExact(e.getValue())];
+      }
+      try (KafkaConsumer<String, String> reader =
+          Feed.consumer(broker.bootstrapServers(), group + "-reader", Map.of())) {
+        reader.assign(ends.keySet());
+        reader.seekToBeginning(ends.keySet());
+        long deadline = System.nanoTime() + STAGE_DEADLINE.toNanos();
+        while (ends.entrySet().stream().anyMatch(e -> reader.position(e.getKey()) < e.getValue())) {
+          assertThat(System.nanoTime()).as("reading the topic back").isLessThan(deadline);
+          for (ConsumerRecord<String, String> r : reader.poll(Duration.ofMillis(200))) {
+            timestamps[r.partition()][Math.toIntExact(r.offset())] = r.timestamp();
+            events.add(new Event(r.partition(), r.timestamp(), r.key()));
+            assertThat(r.value()).isEqualTo("1");
+          }
+        }
+      }
+      return timestamps;
+    }
+
+    void verifyGroupWatermark(long[][] timestamps, String summary) {
+      // The largest event time below each offset, per partition.
+      long[][] newestBelow = new long[PARTITIONS][];
+      for (int p = 0; p < PARTITIONS; p++) {
+        newestBelow[p] = new long[timestamps[p].length + 1];
+        newestBelow[p][0] = Long.MIN_VALUE;
+        for (int o = 0; o < timestamps[p].length; o++) {
+          newestBelow[p][o + 1] = Math.max(newestBelow[p][o], timestamps[p][o]);
+        }
+      }
+      List<String> exceeded = new ArrayList<>();
+      List<String> backwards = new ArrayList<>();
+      Map<Integer, Long> previous = Map.of();
+      int real = 0;
+      int afterEveryCommit = 0;
+      for (Sample s : samples) {
+        long bound = Long.MAX_VALUE;
+        for (int p = 0; p < PARTITIONS; p++) {
+          Long offset = s.committed().get(p);
+          long newest = offset == null ? Long.MIN_VALUE : newestBelow[p][Math.toIntExact(offset)];
+          bound =
+              Math.min(bound, newest == Long.MIN_VALUE ? Long.MIN_VALUE : newest - LATENESS_MILLIS);
+        }
+        if (s.committed().size() == PARTITIONS) {
+          afterEveryCommit++;
+        }
+        for (int k = 0; k < s.groupWatermarks().size(); k++) {
+          long gw = s.groupWatermarks().get(k);
+          if (gw > bound) {
+            exceeded.add(
+                String.format(
+                    "at %d ms %s: groupWatermark %d > bound %d (committed %s)",
+                    s.elapsedMillis(), s.instances().get(k), gw, bound, s.committed()));
+          }
+          if (gw != Long.MIN_VALUE) {
+            real++;
+          }
+        }
+        for (Map.Entry<Integer, Long> e : previous.entrySet()) {
+          Long now = s.committed().get(e.getKey());
+          if (now == null || now < e.getValue()) {
+            backwards.add(
+                String.format(
+                    "at %d ms partition %d: %d -> %s",
+                    s.elapsedMillis(), e.getKey(), e.getValue(), now));
+          }
+        }
+        previous = s.committed();
+      }
+      assertThat(backwards).as("premise: committed offsets only grow").isEmpty();
+      assertThat(exceeded).as("group watermark above the true bound; %s", summary).isEmpty();
+      assertThat(afterEveryCommit).as("samples once every partition had committed").isPositive();
+      assertThat(real).as("samples with a real group watermark; %s", summary).isPositive();
+      Sample last = samples.get(samples.size() - 1);
+      assertThat(last.groupWatermarks())
+          .as(
+              "the group watermarks of the last sample, long after every partition committed: %s",
+              last)
+          .isNotEmpty()
+          .doesNotContain(Long.MIN_VALUE);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Forwards to {@link KafkaWindows#rebalanceListener()} until detached when its instance dies: a
+   * dead process runs no callback (the first step of the crash recipe in the testing notes).
+   */
+  static final class Detachable implements ConsumerRebalanceListener {
+    final ConsumerRebalanceListener delegate;
+    volatile boolean detached;
+
+    Detachable(ConsumerRebalanceListener delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      if (!detached) {
+        delegate.onPartitionsAssigned(partitions);
+      }
+    }
+
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+      if (!detached) {
+        delegate.onPartitionsRevoked(partitions);
+      }
+    }
+
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+      if (!detached) {
+        delegate.onPartitionsLost(partitions);
+      }
+    }
+  }
+
+  /** One instance of the group: a thread running the README loop on its own consumer. */
+  static final class Instance implements Runnable {
+    final String name;
+    final KafkaConsumer<String, String> consumer;
+    final KafkaWindows<String, Long, Long> windows;
+    final String topic;
+    final H2Sink sink;
+    final Crash crash;
+    final AtomicReference<Instance> crashToken;
+    final Detachable listener;
+    final Thread thread;
+    final AtomicLong consumed = new AtomicLong();
+    volatile Command command = Command.RUN;
+    volatile Set<TopicPartition> assignment = Set.of();
+    volatile Map<TopicPartition, Long> endOffsets;
+    volatile boolean atEnd;
+    volatile boolean crashed;
+    volatile boolean closed;
+    volatile boolean finished;
+    volatile long commitFailures;
+    volatile Throwable failure;
+
+    Instance(
+        String name,
+        KafkaConsumer<String, String> consumer,
+        KafkaWindows<String, Long, Long> windows,
+        String topic,
+        H2Sink sink,
+        Crash crash,
+        AtomicReference<Instance> crashToken) {
+      this.name = name;
+      this.consumer = consumer;
+      this.windows = windows;
+      this.topic = topic;
+      this.sink = sink;
+      this.crash = crash;
+      this.crashToken = crashToken;
+      this.listener = new Detachable(windows.rebalanceListener());
+      this.thread = new Thread(this, "instance-" + topic + "-" + name);
+      this.thread.setDaemon(true);
+    }
+
+    @Override
+    public void run() {
+      try {
+        consumer.subscribe(List.of(topic), listener);
+        while (command != Command.STOP) {
+          ConsumerRecords<String, String> records = consumer.poll(POLL);
+          windows.onPoll(records, ConsumerRecord::key, r -> Long.parseLong(r.value()));
+          consumed.addAndGet(records.count());
+          List<WindowResult<String, Long>> results = windows.pollFinalized();
+          write(results);
+          if (command == Command.CRASH
+              && !results.isEmpty()
+              && crashToken.compareAndSet(null, this)) {
+            // Written, not committed. A dead process runs no callback and sends no LeaveGroup.
+            listener.detached = true;
+            if (crash == Crash.CLOSE_REMAINING_IN_GROUP) {
+              closeRemainingInGroup();
+            }
+            crashed = true;
+            return;
+          }
+          commit();
+          assignment = Set.copyOf(consumer.assignment());
+          Map<TopicPartition, Long> ends = endOffsets;
+          if (ends != null) {
+            atEnd = reachedEnd(ends);
+            if (command == Command.FINISH && atEnd) {
+              windows.finishAll(); // the end of this bounded input
+              write(windows.pollFinalized());
+              consumer.commitSync(windows.committableOffsets());
+              finished = true;
+              break;
+            }
+          }
+        }
+        consumer.close(); // plain close: the next owner starts from the last commit
+        closed = true;
+      } catch (Throwable t) {
+        failure = t;
+        try {
+          closed = true;
+          consumer.close(CloseOptions.timeout(Duration.ZERO));
+        } catch (RuntimeException ignored) {
+          // the failure above is what is reported
+        }
+      }
+    }
+
+    void closeRemainingInGroup() {
+      closed = true;
+      consumer.close(
+          CloseOptions.groupMembershipOperation(
+                  CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
+              .withTimeout(Duration.ZERO));
+    }
+
+    /**
+     * Closes the consumer of a frozen instance once its thread has ended and its partitions have
+     * moved: it is out of the group by then, and its detached listener does nothing.
+     */
+    void closeIfFrozen() {
+      if (!closed) {
+        closed = true;
+        consumer.close(
+            CloseOptions.groupMembershipOperation(
+                    CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
+                .withTimeout(Duration.ofSeconds(5)));
+      }
+    }
+
+    void write(List<WindowResult<String, Long>> results) {
+      for (WindowResult<String, Long> r : results) {
+        TopicPartition tp = (TopicPartition) r.source();
+        sink.upsert(name, r.start(), tp.topic(), tp.partition(), r.key(), r.value());
+      }
+    }
+
+    /**
+     * Commits; a commit refused because the group is rebalancing is harmless (the listener commits
+     * nothing and the next commit covers at least as much) and only counted.
+     */
+    void commit() {
+      try {
+        consumer.commitSync(windows.committableOffsets());
+      } catch (RebalanceInProgressException | CommitFailedException e) {
+        commitFailures++;
+      }
+    }
+
+    boolean reachedEnd(Map<TopicPartition, Long> ends) {
+      if (!consumer.assignment().equals(ends.keySet())) {
+        return false;
+      }
+      for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
+        if (consumer.position(e.getKey()) < e.getValue()) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+}
