@@ -27,12 +27,15 @@ import org.slf4j.LoggerFactory;
  * pending at the coordinator the request waits behind it (seen on the classic protocol: up to the
  * full timeout), so the bound is short: a read that does not answer in time keeps the previous
  * value and is retried at the next interval, at a cost of at most {@link #TIMEOUT} per interval
- * during a rebalance. Failures are logged at WARN once per run of failures, without a stack trace.
- * {@link #value()} may be read from any thread.
+ * during a rebalance. A first failure is logged at INFO (usual during a rebalance), {@link
+ * #WARN_AFTER} in a row at WARN, once. {@link #value()} may be read from any thread.
  */
 final class GroupWatermark {
 
   private static final Logger LOG = LoggerFactory.getLogger(KafkaWindows.class);
+
+  /** Failed reads in a row after which the failure is logged at WARN (once). */
+  static final int WARN_AFTER = 5;
 
   /** The bound on one read of the committed offsets: short, so that a rebalance stalls little. */
   static final Duration TIMEOUT = Duration.ofMillis(250);
@@ -50,7 +53,10 @@ final class GroupWatermark {
   private final Consumer<?, ?> consumer;
   private final long intervalNanos;
   private boolean read;
-  private boolean failing;
+
+  /** Failed reads in a row. */
+  private int failures;
+
   private long lastReadNanos;
   private long value = WatermarkTracker.NO_WATERMARK;
 
@@ -72,17 +78,27 @@ final class GroupWatermark {
     lastReadNanos = nowNanos;
     try {
       refresh();
-      failing = false;
+      if (failures >= WARN_AFTER) {
+        LOG.info("read the group's committed checkpoints again after {} failures", failures);
+      }
+      failures = 0;
     } catch (RuntimeException e) {
-      if (!failing) {
-        failing = true;
-        LOG.warn(
-            "could not read the group's committed checkpoints ({}); groupWatermark stays at {}"
-                + " and is read again every interval",
-            e.toString(),
+      failures++;
+      if (failures == 1) {
+        LOG.info(
+            "could not read the group's committed checkpoints ({}: usual while this member's"
+                + " rebalance is pending); groupWatermark stays at {}",
+            e.getClass().getSimpleName(),
             TimeMath.describeMillis(value()));
+      } else if (failures == WARN_AFTER) {
+        LOG.warn(
+            "could not read the group's committed checkpoints {} times in a row; groupWatermark"
+                + " stays at {}",
+            failures,
+            TimeMath.describeMillis(value()),
+            e);
       } else {
-        LOG.debug("could not read the group's committed checkpoints again", e);
+        LOG.debug("could not read the group's committed checkpoints ({} in a row)", failures, e);
       }
     }
   }

@@ -67,4 +67,35 @@ class GroupWatermarkTest {
     group.maybeRefresh(1_000);
     assertThat(group.value()).isEqualTo(7_000);
   }
+
+  /** A read that times out (a rebalance pending at the coordinator) keeps the previous value. */
+  @Test
+  void aFailedReadKeepsThePreviousValueAndTheNextIntervalReadsAgain() {
+    boolean[] timeout = {false};
+    MockConsumer<String, String> consumer =
+        new MockConsumer<>("earliest") {
+          @Override
+          public synchronized Map<TopicPartition, OffsetAndMetadata> committed(
+              Set<TopicPartition> partitions, java.time.Duration t) {
+            if (timeout[0]) {
+              timeout[0] = false;
+              throw new org.apache.kafka.common.errors.TimeoutException("rebalance pending");
+            }
+            return super.committed(partitions, t);
+          }
+        };
+    Node node = new Node(0, "localhost", 9092);
+    consumer.updatePartitions(
+        "t", List.of(new PartitionInfo("t", 0, node, new Node[0], new Node[0])));
+    consumer.assign(List.of(P0));
+    consumer.commitSync(Map.of(P0, committed(7_000)));
+    GroupWatermark group = new GroupWatermark(consumer, 1_000);
+    group.maybeRefresh(0);
+    consumer.commitSync(Map.of(P0, committed(9_000)));
+    timeout[0] = true;
+    group.maybeRefresh(1_000);
+    assertThat(group.value()).isEqualTo(7_000);
+    group.maybeRefresh(2_000);
+    assertThat(group.value()).isEqualTo(9_000);
+  }
 }
