@@ -183,6 +183,12 @@ public final class KafkaWindows<K, V, R> {
   /** The counters of per-partition windows already dropped, for {@link #stats()}. */
   private volatile WindowStats retired = new WindowStats(0, 0, 0, 0, 0, 0, 0);
 
+  /**
+   * {@code PER_PARTITION}: results taken from some partitions' windows by a {@link
+   * #pollFinalized()} that then threw (an aggregator's {@code result}); the next call returns them.
+   */
+  private List<WindowResult<K, R>> unreturned;
+
   /** The mapper's output, reused for every record. */
   private final Extracted extracted = new Extracted();
 
@@ -498,7 +504,9 @@ public final class KafkaWindows<K, V, R> {
    * {@code PER_PARTITION}: a result per (window, partition, key), {@link WindowResult#source()} the
    * partition, partition by partition in assignment order and in end order within a partition.
    * {@code MERGED}: see {@link TumblingWindows#pollFinalized()}. Write them before committing
-   * {@link #committableOffsets()}.
+   * {@link #committableOffsets()}. If the aggregator's {@code result} throws, the exception
+   * propagates, nothing counts as returned (the commit does not move), and the next call returns
+   * every result, those computed before the exception included.
    *
    * @return the new results
    */
@@ -511,20 +519,23 @@ public final class KafkaWindows<K, V, R> {
       }
       return results;
     }
-    List<WindowResult<K, R>> results = null;
     for (PartitionState<K, V, R> p : assigned.values()) {
-      List<WindowResult<K, R>> own = p.windows.pollFinalized();
-      p.returnedThroughMillis = p.windows.watermark();
+      List<WindowResult<K, R>> own = p.windows.pollFinalized(); // may throw: see the javadoc
       if (own.isEmpty()) {
         continue;
       }
-      if (results == null) {
-        results = new ArrayList<>(own.size());
+      if (unreturned == null) {
+        unreturned = new ArrayList<>(own.size());
       }
       for (WindowResult<K, R> r : own) {
-        results.add(r.withSource(p.partition));
+        unreturned.add(r.withSource(p.partition));
       }
     }
+    for (PartitionState<K, V, R> p : assigned.values()) {
+      p.returnedThroughMillis = p.windows.watermark(); // only now are they returned
+    }
+    List<WindowResult<K, R>> results = unreturned;
+    unreturned = null;
     return results != null ? results : List.of();
   }
 

@@ -32,7 +32,8 @@ public interface Aggregator<V, A, R> {
   A add(A accumulator, V value);
 
   /**
-   * Returns the result of an accumulator, called once when its window is emitted.
+   * Returns the result of an accumulator, called when its window is emitted: once, unless it throws
+   * (then {@code pollFinalized()} takes nothing off its queue, and the next call asks again).
    *
    * @param accumulator the accumulator
    * @return the result

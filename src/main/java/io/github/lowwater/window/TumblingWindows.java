@@ -403,6 +403,9 @@ public final class TumblingWindows<K, V, R> {
    * ascending end order, a result per key in the order of the key's first event. Returns an empty
    * list, without allocating, when there is none.
    *
+   * <p>If the aggregator's {@code result} throws, the exception propagates and no window is taken
+   * off the queue: the next call returns them all again (and calls {@code result} again).
+   *
    * @return the new results; a fresh mutable list, or an immutable empty one
    */
   public List<WindowResult<K, R>> pollFinalized() {
@@ -415,14 +418,14 @@ public final class TumblingWindows<K, V, R> {
       count += w.accumulators.size();
     }
     List<WindowResult<K, R>> results = new ArrayList<>(count);
-    Window w;
-    while ((w = finalized.poll()) != null) {
+    for (Window w : finalized) { // taken off the queue only once every result is computed
       for (Map.Entry<Object, Object> e : w.accumulators.entrySet()) {
         @SuppressWarnings("unchecked") // keys are only ever added through add(..., K key, ...)
         K key = (K) e.getKey();
         results.add(new WindowResult<>(w.start, w.end, key, aggregator.result(e.getValue())));
       }
     }
+    finalized.clear();
     return results;
   }
 

@@ -340,6 +340,48 @@ class KafkaWindowsTest {
     assertThat(consumer.committed(java.util.Set.of(P0)).get(P0)).isNull();
   }
 
+  /**
+   * An aggregator whose result throws for one partition's window: nothing counts as returned, so
+   * the commit stays behind every window, and the next call returns every result once.
+   */
+  @Test
+  void aThrowingResultLosesNoPartitionsWindowAndKeepsTheCommitBehindThem() {
+    ManualClock clock = new ManualClock(NOW);
+    boolean[] failing = {true};
+    KafkaWindows<String, Long, Long> windows =
+        KafkaWindows.builder(
+                Duration.ofMinutes(5),
+                Aggregators.<Long, long[], Long>of(
+                    () -> new long[1],
+                    (acc, v) -> {
+                      acc[0] += v;
+                      return acc;
+                    },
+                    acc -> {
+                      if (failing[0] && acc[0] == 2) {
+                        throw new IllegalStateException("result failed");
+                      }
+                      return acc[0];
+                    }))
+            .allowedLateness(Duration.ZERO)
+            .clock(clock)
+            .build();
+    windows.rebalanceListener().onPartitionsAssigned(List.of(P0, P1));
+    feed(windows, record(P0, 0, T), record(P0, 1, T + 6 * MINUTE)); // P0 closes a window of 1
+    feed(windows, record(P1, 0, T), record(P1, 1, T), record(P1, 2, T + 6 * MINUTE)); // of 2
+    assertThatThrownBy(windows::pollFinalized).hasMessage("result failed");
+    assertThat(KafkaWindowsBuilderTest.offsets(windows.committableOffsets()))
+        .isEqualTo(Map.of(P0, 0L, P1, 0L));
+    failing[0] = false;
+    assertThat(windows.pollFinalized())
+        .containsExactlyInAnyOrder(
+            new WindowResult<>(T, T + 5 * MINUTE, "k", 1L, P0),
+            new WindowResult<>(T, T + 5 * MINUTE, "k", 2L, P1));
+    assertThat(windows.pollFinalized()).isEmpty();
+    assertThat(KafkaWindowsBuilderTest.offsets(windows.committableOffsets()))
+        .isEqualTo(Map.of(P0, 1L, P1, 2L));
+  }
+
   // --- the end of the input --------------------------------------------------------------------
 
   /**

@@ -118,4 +118,40 @@ class TumblingWindowsEndAndFailureTest {
     assertThat(w.watermark()).isEqualTo(Long.MAX_VALUE);
     assertThat(w.pollFinalized()).isEmpty();
   }
+
+  /**
+   * Regression: an aggregator whose result() threw lost the windows already taken off the queue.
+   */
+  @Test
+  void anAggregatorWhoseResultThrowsLosesNoWindowAndTheCallCanBeRetried() {
+    boolean[] failing = {true};
+    Aggregator<Long, long[], Long> flaky =
+        Aggregators.of(
+            () -> new long[1],
+            (acc, v) -> {
+              acc[0] += v;
+              return acc;
+            },
+            acc -> {
+              if (failing[0] && acc[0] == 2) {
+                throw new IllegalStateException("result failed");
+              }
+              return acc[0];
+            });
+    TumblingWindows<String, Long, Long> w =
+        TumblingWindows.builder(Duration.ofMillis(1_000), flaky)
+            .allowedLateness(Duration.ZERO)
+            .clock(new ManualClock())
+            .build();
+    w.add("s", 100, "a", 1L);
+    w.add("s", 1_100, "b", 1L);
+    w.add("s", 1_200, "b", 1L);
+    w.add("s", 2_500, "c", 1L); // closes [0, 1000) and [1000, 2000)
+    assertThatThrownBy(w::pollFinalized).hasMessage("result failed");
+    failing[0] = false;
+    assertThat(w.pollFinalized())
+        .containsExactly(
+            new WindowResult<>(0, 1_000, "a", 1L), new WindowResult<>(1_000, 2_000, "b", 2L));
+    assertThat(w.pollFinalized()).isEmpty();
+  }
 }
