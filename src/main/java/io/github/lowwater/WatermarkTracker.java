@@ -1,5 +1,6 @@
 package io.github.lowwater;
 
+import io.github.lowwater.internal.Checks;
 import io.github.lowwater.internal.TimeMath;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -1130,14 +1131,8 @@ public final class WatermarkTracker {
      * @throws IllegalStateException if the allowed lateness was already set
      */
     public Builder allowedLateness(Duration allowedLateness) {
-      Objects.requireNonNull(allowedLateness, "allowedLateness");
-      if (allowedLateness.isNegative()) {
-        throw new IllegalArgumentException("allowedLateness must be >= 0: " + allowedLateness);
-      }
-      if (this.allowedLateness != null) {
-        throw new IllegalStateException(
-            "allowedLateness was already set to " + this.allowedLateness);
-      }
+      Checks.requireNonNegative(allowedLateness, "allowedLateness");
+      Checks.requireUnset(this.allowedLateness == null, "allowedLateness", this.allowedLateness);
       this.allowedLateness = allowedLateness;
       return this;
     }
@@ -1155,13 +1150,8 @@ public final class WatermarkTracker {
      * @throws IllegalStateException if the idle timeout was already set
      */
     public Builder idleTimeout(Duration idleTimeout) {
-      Objects.requireNonNull(idleTimeout, "idleTimeout");
-      if (idleTimeout.isNegative() || idleTimeout.isZero()) {
-        throw new IllegalArgumentException("idleTimeout must be > 0: " + idleTimeout);
-      }
-      if (this.idleTimeout != null) {
-        throw new IllegalStateException("idleTimeout was already set to " + this.idleTimeout);
-      }
+      Checks.requirePositive(idleTimeout, "idleTimeout");
+      Checks.requireUnset(this.idleTimeout == null, "idleTimeout", this.idleTimeout);
       this.idleTimeout = idleTimeout;
       return this;
     }
@@ -1176,9 +1166,7 @@ public final class WatermarkTracker {
      */
     public Builder clock(Clock clock) {
       Objects.requireNonNull(clock, "clock");
-      if (this.clock != null) {
-        throw new IllegalStateException("clock was already set to " + this.clock);
-      }
+      Checks.requireUnset(this.clock == null, "clock", this.clock);
       this.clock = clock;
       return this;
     }
@@ -1194,9 +1182,7 @@ public final class WatermarkTracker {
      */
     public Builder strategy(WatermarkStrategy strategy) {
       Objects.requireNonNull(strategy, "strategy");
-      if (this.strategy != null) {
-        throw new IllegalStateException("strategy was already set to " + this.strategy);
-      }
+      Checks.requireUnset(this.strategy == null, "strategy", this.strategy);
       this.strategy = strategy;
       return this;
     }
@@ -1215,13 +1201,8 @@ public final class WatermarkTracker {
      * @throws IllegalStateException if the guard was already set
      */
     public Builder maxFutureSkew(Duration maxFutureSkew) {
-      Objects.requireNonNull(maxFutureSkew, "maxFutureSkew");
-      if (maxFutureSkew.isNegative()) {
-        throw new IllegalArgumentException("maxFutureSkew must be >= 0: " + maxFutureSkew);
-      }
-      if (this.maxFutureSkew != null) {
-        throw new IllegalStateException("maxFutureSkew was already set to " + this.maxFutureSkew);
-      }
+      Checks.requireNonNegative(maxFutureSkew, "maxFutureSkew");
+      Checks.requireUnset(this.maxFutureSkew == null, "maxFutureSkew", this.maxFutureSkew);
       this.maxFutureSkew = maxFutureSkew;
       return this;
     }

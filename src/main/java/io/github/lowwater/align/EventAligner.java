@@ -2,6 +2,7 @@ package io.github.lowwater.align;
 
 import io.github.lowwater.Clock;
 import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.internal.Checks;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -432,9 +433,7 @@ public final class EventAligner<S, P> {
      */
     public Builder<S, P> sourceOrder(Comparator<? super S> sourceOrder) {
       Objects.requireNonNull(sourceOrder, "sourceOrder");
-      if (this.sourceOrder != null) {
-        throw new IllegalStateException("sourceOrder was already set to " + this.sourceOrder);
-      }
+      Checks.requireUnset(this.sourceOrder == null, "sourceOrder", this.sourceOrder);
       this.sourceOrder = sourceOrder;
       return this;
     }
@@ -449,9 +448,7 @@ public final class EventAligner<S, P> {
      */
     public Builder<S, P> lateHandler(AlignedEventHandler<? super S, ? super P> lateHandler) {
       Objects.requireNonNull(lateHandler, "lateHandler");
-      if (this.lateHandler != null) {
-        throw new IllegalStateException("lateHandler was already set to " + this.lateHandler);
-      }
+      Checks.requireUnset(this.lateHandler == null, "lateHandler", this.lateHandler);
       this.lateHandler = lateHandler;
       return this;
     }

@@ -3,6 +3,7 @@ package io.github.lowwater.kafka;
 import io.github.lowwater.CachedClock;
 import io.github.lowwater.Clock;
 import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.internal.Checks;
 import io.github.lowwater.internal.TimeMath;
 import io.github.lowwater.window.Aggregator;
 import io.github.lowwater.window.TumblingWindows;
@@ -1099,7 +1100,8 @@ public final class KafkaWindows<K, V, R> {
      */
     public Builder<V, R> lateRecordHandler(LateRecordHandler lateRecordHandler) {
       Objects.requireNonNull(lateRecordHandler, "lateRecordHandler");
-      once(this.lateRecordHandler == null, "lateRecordHandler", this.lateRecordHandler);
+      Checks.requireUnset(
+          this.lateRecordHandler == null, "lateRecordHandler", this.lateRecordHandler);
       this.lateRecordHandler = lateRecordHandler;
       return this;
     }
@@ -1116,7 +1118,7 @@ public final class KafkaWindows<K, V, R> {
      */
     public Builder<V, R> resultScope(ResultScope resultScope) {
       Objects.requireNonNull(resultScope, "resultScope");
-      once(this.resultScope == null, "resultScope", this.resultScope);
+      Checks.requireUnset(this.resultScope == null, "resultScope", this.resultScope);
       this.resultScope = resultScope;
       return this;
     }
@@ -1126,22 +1128,19 @@ public final class KafkaWindows<K, V, R> {
      * offsets (one round trip to the group coordinator). Default 10 seconds. Needs the {@link
      * #consumer consumer}.
      *
-     * @param interval the interval between two reads, {@code > 0}
+     * @param groupWatermarkInterval the interval between two reads, {@code > 0}
      * @return this builder
-     * @throws NullPointerException if {@code interval} is null
-     * @throws IllegalArgumentException if {@code interval} is zero or negative
+     * @throws NullPointerException if {@code groupWatermarkInterval} is null
+     * @throws IllegalArgumentException if {@code groupWatermarkInterval} is zero or negative
      * @throws IllegalStateException if the interval was already set
      */
-    public Builder<V, R> groupWatermarkInterval(Duration interval) {
-      Objects.requireNonNull(interval, "interval");
-      if (interval.isNegative() || interval.isZero()) {
-        throw new IllegalArgumentException("groupWatermarkInterval must be > 0: " + interval);
-      }
-      once(
+    public Builder<V, R> groupWatermarkInterval(Duration groupWatermarkInterval) {
+      Checks.requirePositive(groupWatermarkInterval, "groupWatermarkInterval");
+      Checks.requireUnset(
           groupWatermarkIntervalNanos < 0,
           "groupWatermarkInterval",
           Duration.ofNanos(groupWatermarkIntervalNanos));
-      groupWatermarkIntervalNanos = TimeMath.toNanosSaturated(interval);
+      groupWatermarkIntervalNanos = TimeMath.toNanosSaturated(groupWatermarkInterval);
       return this;
     }
 
@@ -1156,7 +1155,7 @@ public final class KafkaWindows<K, V, R> {
      */
     public Builder<V, R> consumer(Consumer<?, ?> consumer) {
       Objects.requireNonNull(consumer, "consumer");
-      once(this.consumer == null, "consumer", this.consumer);
+      Checks.requireUnset(this.consumer == null, "consumer", this.consumer);
       this.consumer = consumer;
       return this;
     }
@@ -1175,11 +1174,9 @@ public final class KafkaWindows<K, V, R> {
      * @throws IllegalStateException if the maximum drift was already set
      */
     public Builder<V, R> maxDrift(Duration maxDrift) {
-      Objects.requireNonNull(maxDrift, "maxDrift");
-      if (maxDrift.isNegative() || maxDrift.isZero()) {
-        throw new IllegalArgumentException("maxDrift must be > 0: " + maxDrift);
-      }
-      once(maxDriftMillis == NO_DRIFT, "maxDrift", Duration.ofMillis(maxDriftMillis));
+      Checks.requirePositive(maxDrift, "maxDrift");
+      Checks.requireUnset(
+          maxDriftMillis == NO_DRIFT, "maxDrift", Duration.ofMillis(maxDriftMillis));
       maxDriftMillis = Math.min(TimeMath.toMillisSaturated(maxDrift), NO_DRIFT - 1);
       return this;
     }
@@ -1195,11 +1192,8 @@ public final class KafkaWindows<K, V, R> {
      * @throws IllegalStateException if the quiet period was already set
      */
     public Builder<V, R> quietAdvanceAfter(Duration quietAdvanceAfter) {
-      Objects.requireNonNull(quietAdvanceAfter, "quietAdvanceAfter");
-      if (quietAdvanceAfter.isNegative() || quietAdvanceAfter.isZero()) {
-        throw new IllegalArgumentException("quietAdvanceAfter must be > 0: " + quietAdvanceAfter);
-      }
-      once(
+      Checks.requirePositive(quietAdvanceAfter, "quietAdvanceAfter");
+      Checks.requireUnset(
           quietAdvanceAfterNanos < 0,
           "quietAdvanceAfter",
           Duration.ofNanos(quietAdvanceAfterNanos));
@@ -1219,12 +1213,8 @@ public final class KafkaWindows<K, V, R> {
      * @throws IllegalStateException if the bound was already set
      */
     public Builder<V, R> quietAdvanceMaxLag(Duration quietAdvanceMaxLag) {
-      Objects.requireNonNull(quietAdvanceMaxLag, "quietAdvanceMaxLag");
-      if (quietAdvanceMaxLag.isNegative()) {
-        throw new IllegalArgumentException(
-            "quietAdvanceMaxLag must be >= 0: " + quietAdvanceMaxLag);
-      }
-      once(
+      Checks.requireNonNegative(quietAdvanceMaxLag, "quietAdvanceMaxLag");
+      Checks.requireUnset(
           quietAdvanceMaxLagMillis < 0,
           "quietAdvanceMaxLag",
           Duration.ofMillis(quietAdvanceMaxLagMillis));
@@ -1286,12 +1276,6 @@ public final class KafkaWindows<K, V, R> {
       return quietAdvanceMaxLagMillis >= 0
           ? quietAdvanceMaxLagMillis
           : DEFAULT_QUIET_ADVANCE_MAX_LAG.toMillis();
-    }
-
-    private static void once(boolean unset, String option, Object previous) {
-      if (!unset) {
-        throw new IllegalStateException(option + " was already set to " + previous);
-      }
     }
   }
 }

@@ -4,6 +4,7 @@ import io.github.lowwater.Clock;
 import io.github.lowwater.WatermarkStrategy;
 import io.github.lowwater.WatermarkTimer;
 import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.internal.Checks;
 import io.github.lowwater.internal.TimeMath;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -869,13 +870,8 @@ public final class TumblingWindows<K, V, R> {
      * @throws IllegalStateException if the guard was already set
      */
     public Builder<V, R> maxFutureSkew(Duration maxFutureSkew) {
-      Objects.requireNonNull(maxFutureSkew, "maxFutureSkew");
-      if (maxFutureSkew.isNegative()) {
-        throw new IllegalArgumentException("maxFutureSkew must be >= 0: " + maxFutureSkew);
-      }
-      if (this.maxFutureSkew != null) {
-        throw new IllegalStateException("maxFutureSkew was already set to " + this.maxFutureSkew);
-      }
+      Checks.requireNonNegative(maxFutureSkew, "maxFutureSkew");
+      Checks.requireUnset(this.maxFutureSkew == null, "maxFutureSkew", this.maxFutureSkew);
       this.maxFutureSkew = maxFutureSkew;
       return this;
     }
@@ -891,10 +887,8 @@ public final class TumblingWindows<K, V, R> {
      */
     public Builder<V, R> futureEventPolicy(FutureEventPolicy futureEventPolicy) {
       Objects.requireNonNull(futureEventPolicy, "futureEventPolicy");
-      if (this.futureEventPolicy != null) {
-        throw new IllegalStateException(
-            "futureEventPolicy was already set to " + this.futureEventPolicy);
-      }
+      Checks.requireUnset(
+          this.futureEventPolicy == null, "futureEventPolicy", this.futureEventPolicy);
       this.futureEventPolicy = futureEventPolicy;
       return this;
     }
@@ -909,10 +903,7 @@ public final class TumblingWindows<K, V, R> {
      */
     public Builder<V, R> lateEventHandler(LateEventHandler<? super V> lateEventHandler) {
       Objects.requireNonNull(lateEventHandler, "lateEventHandler");
-      if (this.lateEventHandler != null) {
-        throw new IllegalStateException(
-            "lateEventHandler was already set to " + this.lateEventHandler);
-      }
+      Checks.requireUnset(this.lateEventHandler == null, "lateEventHandler", this.lateEventHandler);
       this.lateEventHandler = lateEventHandler;
       return this;
     }
