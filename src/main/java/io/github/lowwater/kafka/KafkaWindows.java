@@ -143,9 +143,6 @@ public final class KafkaWindows<K, V, R> {
   /** The default bound on the watermark lag under which the quiet-period advance happens: 1 h. */
   static final Duration DEFAULT_QUIET_ADVANCE_MAX_LAG = Duration.ofHours(1);
 
-  /** The default allowed lateness, as in the core: 120 seconds. */
-  static final Duration DEFAULT_ALLOWED_LATENESS = Duration.ofSeconds(120);
-
   /** The default interval between two reads of the group watermark: 10 seconds. */
   static final Duration DEFAULT_GROUP_WATERMARK_INTERVAL = Duration.ofSeconds(10);
 
@@ -159,7 +156,6 @@ public final class KafkaWindows<K, V, R> {
   private final CachedClock clock;
   private final Consumer<?, ?> consumer;
   private final LateRecordHandler lateRecordHandler;
-  private final long sizeMillis;
   private final long quietAdvanceAfterNanos;
   private final long quietAdvanceMaxLagMillis;
 
@@ -206,7 +202,6 @@ public final class KafkaWindows<K, V, R> {
     this.clock = new CachedClock(builder.clock != null ? builder.clock : Clock.system());
     this.consumer = builder.consumer;
     this.lateRecordHandler = builder.lateRecordHandler;
-    this.sizeMillis = TimeMath.toMillisSaturated(builder.size);
     this.quietAdvanceAfterNanos = builder.quietAdvanceAfterNanos();
     this.quietAdvanceMaxLagMillis = builder.quietAdvanceMaxLagMillis();
     long now = clock.monotonicNanos();
@@ -217,6 +212,14 @@ public final class KafkaWindows<K, V, R> {
     } else {
       this.merged = null;
       this.instanceQuiet = null;
+    }
+    if (builder.maxDriftMillis != NO_DRIFT
+        && builder.maxDriftMillis < merged.allowedLatenessMillis()) {
+      throw new IllegalStateException(
+          "maxDrift must be >= allowedLateness ("
+              + Duration.ofMillis(merged.allowedLatenessMillis())
+              + "): "
+              + Duration.ofMillis(builder.maxDriftMillis));
     }
     this.alignment =
         builder.maxDriftMillis != NO_DRIFT
@@ -229,14 +232,7 @@ public final class KafkaWindows<K, V, R> {
   }
 
   private TumblingWindows<K, V, R> newWindows() {
-    TumblingWindows.Builder<V, R> wb =
-        TumblingWindows.<V, R>builder(config.size, config.aggregator)
-            .allowedLateness(Duration.ofMillis(config.allowedLatenessMillis()))
-            .clock(clock);
-    if (config.idleTimeout != null) {
-      wb.idleTimeout(config.idleTimeout);
-    }
-    return wb.build();
+    return config.newWindows(clock);
   }
 
   /**
@@ -395,7 +391,7 @@ public final class KafkaWindows<K, V, R> {
     K key = out.key;
     V value = out.value;
     out.reset(); // the mapper's objects are not kept beyond the record
-    long end = windowEnd(t);
+    long end = p.windows.windowEnd(t);
     if (p.redelivered(end, offset)) {
       if (lateRecordHandler != null) {
         lateRecordHandler.onLateRecord(
@@ -803,11 +799,6 @@ public final class KafkaWindows<K, V, R> {
 
   // ---------------------------------------------------------------------------------------------
 
-  private long windowEnd(long eventTimeMillis) {
-    long rem = Math.floorMod(eventTimeMillis, sizeMillis);
-    return TimeMath.saturatedAdd(eventTimeMillis, sizeMillis - rem);
-  }
-
   /** The state of a partition that delivers records, created if it arrived without a listener. */
   private PartitionState<K, V, R> partitionFor(TopicPartition tp) {
     PartitionState<K, V, R> p = assigned.get(tp);
@@ -1018,13 +1009,6 @@ public final class KafkaWindows<K, V, R> {
     private final Duration size;
     private final Aggregator<? super V, ?, R> aggregator;
 
-    /**
-     * Checks the window options as {@link TumblingWindows.Builder} does (same rules, same messages,
-     * set at most once); the values are kept below because the windows are built with a {@link
-     * CachedClock} over the clock, for each {@link #build()}.
-     */
-    private final TumblingWindows.Builder<V, R> checks;
-
     private Duration allowedLateness;
     private Duration idleTimeout;
     private Clock clock;
@@ -1037,7 +1021,7 @@ public final class KafkaWindows<K, V, R> {
     private long quietAdvanceMaxLagMillis = -1;
 
     private Builder(Duration size, Aggregator<? super V, ?, R> aggregator) {
-      this.checks = TumblingWindows.builder(size, aggregator); // checks size and aggregator too
+      TumblingWindows.builder(size, aggregator); // the core's rules for the size and the aggregator
       this.size = size;
       this.aggregator = aggregator;
     }
@@ -1052,7 +1036,8 @@ public final class KafkaWindows<K, V, R> {
      * @throws IllegalStateException if the allowed lateness was already set
      */
     public Builder<V, R> allowedLateness(Duration allowedLateness) {
-      checks.allowedLateness(allowedLateness);
+      Checks.requireNonNegative(allowedLateness, "allowedLateness");
+      Checks.requireUnset(this.allowedLateness == null, "allowedLateness", this.allowedLateness);
       this.allowedLateness = allowedLateness;
       return this;
     }
@@ -1068,7 +1053,8 @@ public final class KafkaWindows<K, V, R> {
      * @throws IllegalStateException if the idle timeout was already set
      */
     public Builder<V, R> idleTimeout(Duration idleTimeout) {
-      checks.idleTimeout(idleTimeout);
+      Checks.requirePositive(idleTimeout, "idleTimeout");
+      Checks.requireUnset(this.idleTimeout == null, "idleTimeout", this.idleTimeout);
       this.idleTimeout = idleTimeout;
       return this;
     }
@@ -1083,7 +1069,8 @@ public final class KafkaWindows<K, V, R> {
      * @throws IllegalStateException if the clock was already set
      */
     public Builder<V, R> clock(Clock clock) {
-      checks.clock(clock);
+      Objects.requireNonNull(clock, "clock");
+      Checks.requireUnset(this.clock == null, "clock", this.clock);
       this.clock = clock;
       return this;
     }
@@ -1240,15 +1227,21 @@ public final class KafkaWindows<K, V, R> {
         if (consumer == null) {
           throw new IllegalStateException("maxDrift needs the consumer: set consumer(...)");
         }
-        if (maxDriftMillis < allowedLatenessMillis()) {
-          throw new IllegalStateException(
-              "maxDrift must be >= allowedLateness ("
-                  + Duration.ofMillis(allowedLatenessMillis())
-                  + "): "
-                  + Duration.ofMillis(maxDriftMillis));
-        }
       }
-      return new KafkaWindows<>(this);
+      return new KafkaWindows<>(this); // checks maxDrift against the windows' allowed lateness
+    }
+
+    /** The window options the driver builds each set of windows from, over its cached clock. */
+    <K> TumblingWindows<K, V, R> newWindows(Clock cachedClock) {
+      TumblingWindows.Builder<V, R> wb =
+          TumblingWindows.<V, R>builder(size, aggregator).clock(cachedClock);
+      if (allowedLateness != null) {
+        wb.allowedLateness(allowedLateness);
+      }
+      if (idleTimeout != null) {
+        wb.idleTimeout(idleTimeout);
+      }
+      return wb.build();
     }
 
     private ResultScope resultScope() {
@@ -1259,11 +1252,6 @@ public final class KafkaWindows<K, V, R> {
       return groupWatermarkIntervalNanos >= 0
           ? groupWatermarkIntervalNanos
           : TimeMath.toNanosSaturated(DEFAULT_GROUP_WATERMARK_INTERVAL);
-    }
-
-    private long allowedLatenessMillis() {
-      return TimeMath.toMillisSaturated(
-          allowedLateness != null ? allowedLateness : DEFAULT_ALLOWED_LATENESS);
     }
 
     private long quietAdvanceAfterNanos() {

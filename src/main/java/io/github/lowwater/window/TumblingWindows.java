@@ -667,6 +667,19 @@ public final class TumblingWindows<K, V, R> {
   }
 
   /**
+   * Returns the end, exclusive, of the window that holds an event time: {@code floorDiv(t, size) *
+   * size + size}, saturating at {@code Long.MAX_VALUE} (rule 9). An event is late iff this is
+   * {@code <= watermark()}.
+   *
+   * @param eventTimeMillis the event time in epoch milliseconds; any {@code long}
+   * @return the window's end in epoch milliseconds
+   */
+  public long windowEnd(long eventTimeMillis) {
+    return TimeMath.saturatedAdd(
+        eventTimeMillis, sizeMillis - Math.floorMod(eventTimeMillis, sizeMillis));
+  }
+
+  /**
    * Returns the allowed lateness in milliseconds.
    *
    * @return the allowed lateness, {@code >= 0}

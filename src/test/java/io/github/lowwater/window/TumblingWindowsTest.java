@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import io.github.lowwater.ManualClock;
+import io.github.lowwater.WatermarkTracker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -79,6 +80,19 @@ class TumblingWindowsTest {
           .containsExactly(
               tuple(Long.MAX_VALUE - Math.floorMod(Long.MAX_VALUE, 10L), Long.MAX_VALUE));
     }
+
+    @Test
+    void windowEndIsTheExclusiveEndOfTheWindowHoldingAnEventTime() {
+      assertThat(windows.windowEnd(-11)).isEqualTo(-10);
+      assertThat(windows.windowEnd(-10)).isEqualTo(0);
+      assertThat(windows.windowEnd(-1)).isEqualTo(0);
+      assertThat(windows.windowEnd(0)).isEqualTo(10);
+      assertThat(windows.windowEnd(9)).isEqualTo(10);
+      assertThat(windows.windowEnd(10)).isEqualTo(20);
+      assertThat(windows.windowEnd(Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
+      assertThat(windows.windowEnd(Long.MIN_VALUE))
+          .isEqualTo(Long.MIN_VALUE + 10 - Math.floorMod(Long.MIN_VALUE, 10L));
+    }
   }
 
   @Nested
@@ -114,6 +128,18 @@ class TumblingWindowsTest {
       assertThat(windows.pollFinalized())
           .extracting(WindowResult::start, WindowResult::value)
           .containsExactly(tuple(0L, 1L), tuple(50L, 5L));
+    }
+
+    @Test
+    void addReturnsWhetherTheEventWentIntoItsWindowThroughEveryEntryPoint() {
+      WatermarkTracker.Source p = windows.source("p");
+      assertThat(windows.add(p, 15, "k", 1L)).isTrue(); // watermark 15
+      assertThat(windows.add(p, 5, "k", 1L)).as("end 10 <= 15").isFalse();
+      assertThat(windows.add(25, "k", 1L)).as("the implicit source; end 30 > 15").isTrue();
+      assertThat(windows.add(9, "k", 1L)).as("end 10 <= 15").isFalse();
+      assertThat(windows.stats().accepted()).isEqualTo(2);
+      assertThat(windows.stats().late()).isEqualTo(2);
+      assertThat(windows.events()).as("accepted plus late").isEqualTo(4);
     }
 
     @Test
@@ -231,6 +257,56 @@ class TumblingWindowsTest {
     }
 
     @Test
+    void removeReportsWhetherTheSourceWasKnown() {
+      windows.add("p", 5, "k", 1L);
+      assertThat(windows.remove("unknown")).isFalse();
+      assertThat(windows.remove("p")).isTrue();
+      assertThat(windows.remove("p")).isFalse();
+    }
+
+    @Test
+    void aSourceIsActiveUntilItIsSilentForLongerThanTheIdleTimeout() {
+      assertThat(windows.isActive("p")).as("unknown").isFalse();
+      windows.add("p", 5, "k", 1L);
+      assertThat(windows.isActive("p")).isTrue();
+      clock.advance(Duration.ofMillis(1_001));
+      windows.refresh();
+      assertThat(windows.isActive("p")).isFalse();
+    }
+
+    /** An aggregator may return a new accumulator from each {@code add}: the new one is kept. */
+    @Test
+    void anAggregatorThatReturnsANewAccumulatorPerValueKeepsEveryValue() {
+      Aggregator<String, String, String> concat =
+          new Aggregator<>() {
+            @Override
+            public String create() {
+              return "";
+            }
+
+            @Override
+            public String add(String accumulator, String value) {
+              return accumulator + value;
+            }
+
+            @Override
+            public String result(String accumulator) {
+              return accumulator;
+            }
+          };
+      TumblingWindows<String, String, String> w =
+          TumblingWindows.builder(Duration.ofMillis(10), concat)
+              .allowedLateness(Duration.ZERO)
+              .clock(clock)
+              .build();
+      w.add("p", 1, "k", "a");
+      w.add("p", 2, "k", "b");
+      w.add("p", 3, "k", "c");
+      w.finish();
+      assertThat(w.pollFinalized()).containsExactly(new WindowResult<>(0, 10, "k", "abc"));
+    }
+
+    @Test
     void pollFinalizedWithNothingFinalizedReturnsAnEmptyList() {
       assertThat(windows.pollFinalized()).isEmpty();
       windows.add("p", 5, "k", 1L);
@@ -331,6 +407,19 @@ class TumblingWindowsTest {
           .hasMessage("size");
       assertThatThrownBy(() -> TumblingWindows.builder(Duration.ofMinutes(1), null))
           .hasMessage("aggregator");
+    }
+
+    @Test
+    void oneMillisecondIsTheSmallestWindowAndTheBuiltValuesAreReportedBack() {
+      TumblingWindows<String, Long, Long> w =
+          TumblingWindows.builder(Duration.ofMillis(1), Aggregators.sumLong())
+              .allowedLateness(Duration.ofMinutes(2))
+              .clock(clock)
+              .build();
+      assertThat(w.sizeMillis()).isEqualTo(1);
+      assertThat(w.allowedLatenessMillis()).isEqualTo(120_000);
+      assertThat(w.windowEnd(0)).isEqualTo(1);
+      assertThat(w.windowEnd(-1)).isZero();
     }
 
     @Test
