@@ -11,9 +11,10 @@ package io.github.lowwater;
  *       as a difference between two readings. Lowwater measures source idleness with it.
  *   <li>{@link #wallMillis()} is <em>absolute</em> time in epoch milliseconds: it can jump (NTP,
  *       manual changes). Lowwater reads it only where a rule says so: the clamp of {@link
- *       WatermarkTracker#seed(long)}, the future-timestamp guard ({@code maxFutureSkew}), the
- *       watermark lag ({@code watermarkLagMillis()}), the {@link WatermarkStrategy#PROCESSING_TIME}
- *       strategy, and in the Kafka integration the quiet-period advance.
+ *       WatermarkTracker#seedWatermark(long)}, the future-timestamp guard ({@code maxFutureSkew}),
+ *       the watermark lag ({@code watermarkLagMillis()}), the {@link
+ *       WatermarkStrategy#PROCESSING_TIME} strategy, and in the Kafka integration the quiet-period
+ *       advance.
  * </ul>
  *
  * <p>Event time never comes from a clock; it comes from the data.

@@ -42,11 +42,11 @@ import org.slf4j.LoggerFactory;
  *       come has an event time {@code >= W}.
  *   <li>The watermark is re-evaluated (idleness included) by {@link #observe}, {@link #heartbeat},
  *       {@link #punctuate}, {@link #lookahead}, {@link #remove}, {@link #refresh}, {@link
- *       #advanceTo} and {@link #seed}, and nowhere else. Reading it has no side effect. Timers due
- *       at the new watermark fire at the end of the call that moved it.
+ *       #advanceTo} and {@link #seedWatermark}, and nowhere else. Reading it has no side effect.
+ *       Timers due at the new watermark fire at the end of the call that moved it.
  *   <li>{@link #advanceTo advanceTo(wall)} raises the watermark to at least {@code wall -
- *       allowedLateness}; {@link #seed seed(v)} raises it to at least {@code min(v,
- *       clock.wallMillis() - allowedLateness)}.
+ *       allowedLateness}; {@link #seedWatermark seedWatermark(v)} raises it to at least {@code
+ *       min(v, clock.wallMillis() - allowedLateness)}.
  *   <li>All arithmetic saturates at the {@code long} bounds; no timestamp wraps the watermark.
  * </ol>
  *
@@ -74,8 +74,11 @@ public final class WatermarkTracker {
    */
   public static final long NO_WATERMARK = Long.MIN_VALUE;
 
-  /** The frontier of a source that was registered but not seen yet: minus infinity. */
-  static final long UNSEEN = Long.MIN_VALUE;
+  /**
+   * The frontier of a source that is unknown, or registered but not seen yet: minus infinity,
+   * {@link Long#MIN_VALUE} (the same value as {@link #NO_WATERMARK}, named for what it means).
+   */
+  public static final long UNSEEN = Long.MIN_VALUE;
 
   /** The default allowed lateness and idle timeout: 120 seconds each. */
   static final Duration DEFAULT_ALLOWED_LATENESS = Duration.ofSeconds(120);
@@ -387,8 +390,8 @@ public final class WatermarkTracker {
    * thread only.
    *
    * @param source the source
-   * @return the frontier in epoch milliseconds, or {@link #NO_WATERMARK} if the source is unknown
-   *     or has not been observed yet
+   * @return the frontier in epoch milliseconds, or {@link #UNSEEN} if the source is unknown or has
+   *     not been observed yet
    * @throws NullPointerException if {@code source} is null
    */
   public long frontier(Object source) {
@@ -486,7 +489,7 @@ public final class WatermarkTracker {
    * @param candidateMillis the proposed watermark in epoch milliseconds
    * @return the watermark after seeding
    */
-  public long seed(long candidateMillis) {
+  public long seedWatermark(long candidateMillis) {
     evaluate(now());
     long bound = TimeMath.saturatedSubtract(clock.wallMillis(), allowedLatenessMillis);
     long effective = Math.min(candidateMillis, bound);

@@ -25,6 +25,13 @@ class WatermarkToolboxTest {
         .clock(clock);
   }
 
+  @Test
+  void strategyIsReportedAndDefaultsToBoundedOutOfOrderness() {
+    assertThat(builder().build().strategy()).isEqualTo(WatermarkStrategy.BOUNDED_OUT_OF_ORDERNESS);
+    assertThat(builder().strategy(WatermarkStrategy.PUNCTUATED).build().strategy())
+        .isEqualTo(WatermarkStrategy.PUNCTUATED);
+  }
+
   @Nested
   class Punctuation {
 
@@ -191,6 +198,31 @@ class WatermarkToolboxTest {
       t.advanceTo(LATENESS + 1_000);
       assertThat(fired)
           .containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19);
+    }
+
+    @Test
+    void aSeedThatReachesATimerFiresItBeforeReturning() {
+      WatermarkTracker t = builder().build();
+      long bound = clock.wallMillis() - LATENESS;
+      List<Long> fired = new ArrayList<>();
+      t.registerTimer(bound, (time, wm) -> fired.add(wm));
+      t.seedWatermark(bound - 1);
+      assertThat(fired).isEmpty();
+      t.seedWatermark(bound);
+      assertThat(fired).containsExactly(bound);
+      assertThat(t.pendingTimers()).isZero();
+    }
+
+    @Test
+    void finishFiresEveryPendingTimerBeforeReturning() {
+      WatermarkTracker t = builder().build();
+      t.observe("p0", 100_000);
+      List<Long> fired = new ArrayList<>();
+      t.registerTimer(Long.MAX_VALUE, (time, wm) -> fired.add(time));
+      t.registerTimer(200_000, (time, wm) -> fired.add(time));
+      t.finish();
+      assertThat(fired).containsExactly(200_000L, Long.MAX_VALUE);
+      assertThat(t.pendingTimers()).isZero();
     }
 
     @Test

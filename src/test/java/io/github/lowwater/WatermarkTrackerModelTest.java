@@ -138,7 +138,7 @@ class WatermarkTrackerModelTest {
                 ? random.nextLong()
                 : clock.wallMillis() + random.nextInt(-500_000, 500_000);
         op = "seed(" + v + ")";
-        long returned = tracker.seed(v);
+        long returned = tracker.seedWatermark(v);
         reference.seed(v, now, clock.wallMillis());
         assertThat(returned)
             .as("seed %d step %d %s", seed, step, op)

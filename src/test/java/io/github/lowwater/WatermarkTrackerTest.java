@@ -304,10 +304,75 @@ class WatermarkTrackerTest {
       t.refresh();
       assertThat(t.activeSources()).isZero();
     }
+
+    /**
+     * A reading behind the last one counts as the last one for the source it times: "b", seen while
+     * the clock read 500 after 1,000, is timed from 1,000, so it is still active at exactly the
+     * timeout after that.
+     */
+    @Test
+    void aSourceSeenWhileTheClockRanBackwardsIsTimedFromTheClampedReading() {
+      long[] nanos = {0};
+      Clock jumpy =
+          new Clock() {
+            @Override
+            public long monotonicNanos() {
+              return nanos[0];
+            }
+
+            @Override
+            public long wallMillis() {
+              return 0;
+            }
+          };
+      WatermarkTracker t =
+          WatermarkTracker.builder()
+              .idleTimeout(Duration.ofNanos(100))
+              .allowedLateness(Duration.ZERO)
+              .clock(jumpy)
+              .build();
+      nanos[0] = 1_000;
+      t.observe("a", 10);
+      nanos[0] = 500; // backwards: read as 1_000
+      t.observe("b", 20);
+      nanos[0] = 1_050;
+      t.heartbeat("a"); // "b" is now the least recently active source
+      nanos[0] = 1_100; // "b": exactly the timeout since 1_000
+      t.refresh();
+      assertThat(t.isActive("b")).isTrue();
+      assertThat(t.activeSources()).isEqualTo(2);
+    }
   }
 
   @Nested
   class Removal {
+
+    /**
+     * The source moved into a removed source's heap slot can be smaller than that slot's parent: it
+     * must move up, or a later minimum skips it and the watermark passes an active source. Arrival
+     * order lays out the heap [a=1, b=10, c=5, d=11, e=12, f=7, g=6]; removing d moves g (6) under
+     * b (10).
+     */
+    @Test
+    void removingASourceFromInsideTheHeapKeepsEveryActiveSourceInTheMinimum() {
+      WatermarkTracker t =
+          WatermarkTracker.builder()
+              .allowedLateness(Duration.ZERO)
+              .idleTimeout(IDLE)
+              .clock(clock)
+              .build();
+      String[] keys = {"a", "b", "c", "d", "e", "f", "g"};
+      long[] times = {1, 10, 5, 11, 12, 7, 6};
+      for (int i = 0; i < keys.length; i++) {
+        t.observe(keys[i], times[i]);
+      }
+      assertThat(t.watermark()).isEqualTo(1);
+      t.remove("d");
+      t.remove("a");
+      assertThat(t.watermark()).isEqualTo(5);
+      t.remove("c");
+      assertThat(t.watermark()).as("g (6) is the slowest active source, not f (7)").isEqualTo(6);
+    }
 
     @Test
     void removedSourceLeavesTheMinimumAtOnce() {
@@ -388,7 +453,7 @@ class WatermarkTrackerTest {
     @Test
     void seedBelowTheClampIsTakenAsIs() {
       long now = clock.wallMillis();
-      assertThat(tracker.seed(now - 60_000)).isEqualTo(now - 60_000);
+      assertThat(tracker.seedWatermark(now - 60_000)).isEqualTo(now - 60_000);
       assertThat(tracker.watermark()).isEqualTo(now - 60_000);
     }
 
@@ -396,28 +461,29 @@ class WatermarkTrackerTest {
     @Test
     void seedFromTheFutureIsClampedToWallMinusLateness() {
       long now = clock.wallMillis();
-      assertThat(tracker.seed(now + Duration.ofHours(6).toMillis())).isEqualTo(now - LATENESS);
+      assertThat(tracker.seedWatermark(now + Duration.ofHours(6).toMillis()))
+          .isEqualTo(now - LATENESS);
     }
 
     @Test
     void seedExactlyAtTheClampIsNotClamped() {
       long bound = clock.wallMillis() - LATENESS;
-      assertThat(tracker.seed(bound)).isEqualTo(bound);
-      assertThat(tracker.seed(bound + 1)).isEqualTo(bound);
+      assertThat(tracker.seedWatermark(bound)).isEqualTo(bound);
+      assertThat(tracker.seedWatermark(bound + 1)).isEqualTo(bound);
     }
 
     @Test
     void seedNeverMovesTheWatermarkBackwards() {
       tracker.observe("p0", clock.wallMillis());
       long before = tracker.watermark();
-      assertThat(tracker.seed(0)).isEqualTo(before);
+      assertThat(tracker.seedWatermark(0)).isEqualTo(before);
     }
 
     @Test
     void seedReadsTheWallClockNotTheMonotonicOne() {
       clock.jumpWall(Duration.ofHours(-1));
       long bound = clock.wallMillis() - LATENESS;
-      assertThat(tracker.seed(Long.MAX_VALUE)).isEqualTo(bound);
+      assertThat(tracker.seedWatermark(Long.MAX_VALUE)).isEqualTo(bound);
     }
   }
 
@@ -458,6 +524,21 @@ class WatermarkTrackerTest {
       t.observe("p0", -5);
       t.advanceTo(Long.MIN_VALUE);
       assertThat(t.watermark()).isEqualTo(5 - Long.MAX_VALUE);
+    }
+  }
+
+  @Nested
+  class EndOfInput {
+
+    @Test
+    void finishReEvaluatesIdlenessBeforeItRaisesTheWatermarkToTheEnd() {
+      tracker.observe("quiet", 10_000);
+      tracker.observe("busy", 100_000);
+      clock.advance(IDLE.plusNanos(1));
+      tracker.finish();
+      assertThat(tracker.watermark()).isEqualTo(Long.MAX_VALUE);
+      assertThat(tracker.isActive("quiet")).isFalse();
+      assertThat(tracker.activeSources()).isZero();
     }
   }
 

@@ -441,15 +441,16 @@ public final class EventAligner<S, P> {
     /**
      * Sets the late path. Without one, late events are only counted ({@link #late()}).
      *
-     * @param lateHandler receives every late event
+     * @param lateEventHandler receives every late event
      * @return this builder
-     * @throws NullPointerException if {@code lateHandler} is null
+     * @throws NullPointerException if {@code lateEventHandler} is null
      * @throws IllegalStateException if a late handler was already set
      */
-    public Builder<S, P> lateHandler(AlignedEventHandler<? super S, ? super P> lateHandler) {
-      Objects.requireNonNull(lateHandler, "lateHandler");
-      Checks.requireUnset(this.lateHandler == null, "lateHandler", this.lateHandler);
-      this.lateHandler = lateHandler;
+    public Builder<S, P> lateEventHandler(
+        AlignedEventHandler<? super S, ? super P> lateEventHandler) {
+      Objects.requireNonNull(lateEventHandler, "lateEventHandler");
+      Checks.requireUnset(this.lateHandler == null, "lateEventHandler", this.lateHandler);
+      this.lateHandler = lateEventHandler;
       return this;
     }
 

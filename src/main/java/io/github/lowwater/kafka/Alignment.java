@@ -76,7 +76,7 @@ final class Alignment {
       }
       long frontier = windows.frontier(tp);
       boolean ahead =
-          frontier != WatermarkTracker.NO_WATERMARK
+          frontier != WatermarkTracker.UNSEEN
               && TimeMath.saturatedSubtract(frontier, watermark) > maxDriftMillis;
       if (ahead && !(ours && pausedNow.contains(tp))) {
         if (toPause == null) {
@@ -120,7 +120,7 @@ final class Alignment {
     long slowest = Long.MAX_VALUE;
     for (TopicPartition tp : assigned) {
       long frontier = windows.frontier(tp);
-      if (frontier != WatermarkTracker.NO_WATERMARK && windows.isActive(tp)) {
+      if (frontier != WatermarkTracker.UNSEEN && windows.isActive(tp)) {
         slowest = Math.min(slowest, frontier);
       }
     }

@@ -626,12 +626,12 @@ public final class KafkaWindows<K, V, R> {
    * Returns the frontier of an assigned partition: the largest event time seen on it.
    *
    * @param partition the partition
-   * @return the frontier in epoch milliseconds, or {@link WatermarkTracker#NO_WATERMARK}
+   * @return the frontier in epoch milliseconds, or {@link WatermarkTracker#UNSEEN}
    * @throws NullPointerException if {@code partition} is null
    */
   public long frontier(TopicPartition partition) {
     PartitionState<K, V, R> p = assigned.get(Objects.requireNonNull(partition, "partition"));
-    return p == null ? WatermarkTracker.NO_WATERMARK : p.windows.frontier(p.source);
+    return p == null ? WatermarkTracker.UNSEEN : p.windows.frontier(p.source);
   }
 
   /**

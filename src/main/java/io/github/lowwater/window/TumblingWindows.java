@@ -460,7 +460,7 @@ public final class TumblingWindows<K, V, R> {
    * only.
    *
    * @param source the source
-   * @return the frontier, or {@link WatermarkTracker#NO_WATERMARK} if unknown or unseen
+   * @return the frontier, or {@link WatermarkTracker#UNSEEN} if unknown or unseen
    * @throws NullPointerException if {@code source} is null
    */
   public long frontier(Object source) {
@@ -630,9 +630,9 @@ public final class TumblingWindows<K, V, R> {
 
   /**
    * Seeds the watermark at start-up from the end of the newest window the sink has written, clamped
-   * to {@code clock.wallMillis() - allowedLateness}; see {@link WatermarkTracker#seed(long)}.
-   * Redelivered events of windows ending at or before the seed are then late, so a written window
-   * is never overwritten with a partial one.
+   * to {@code clock.wallMillis() - allowedLateness}; see {@link
+   * WatermarkTracker#seedWatermark(long)}. Redelivered events of windows ending at or before the
+   * seed are then late, so a written window is never overwritten with a partial one.
    *
    * <p>An empty sink has nothing to protect: skip the call, or pass {@link
    * WatermarkTracker#NO_WATERMARK}, which changes nothing.
@@ -642,7 +642,7 @@ public final class TumblingWindows<K, V, R> {
    */
   public long seedWatermark(long newestWindowEndMillis) {
     try {
-      return tracker.seed(newestWindowEndMillis);
+      return tracker.seedWatermark(newestWindowEndMillis);
     } finally {
       finalizeReady();
     }

@@ -22,7 +22,7 @@ class EventAlignerTest {
         .allowedLateness(Duration.ofMillis(latenessMillis))
         .idleTimeout(Duration.ofMinutes(1))
         .clock(clock)
-        .lateHandler((s, o, t, p) -> late.add(s + "/" + o + "@" + t))
+        .lateEventHandler((s, o, t, p) -> late.add(s + "/" + o + "@" + t))
         .build();
   }
 
@@ -92,6 +92,118 @@ class EventAlignerTest {
   }
 
   @Test
+  void withinASourceEqualTimesGoByOffsetThenByPushOrder() {
+    EventAligner<String, String> a = aligner(0);
+    a.push("a", 7, 10, "1");
+    a.push("a", 3, 10, "2");
+    a.push("a", 5, 10, "3");
+    a.push("a", 5, 10, "4"); // a full tie with the one before: push order
+    a.push("a", 5, 10, "5");
+    a.advanceTo(11);
+    assertThat(release(a)).isEqualTo(5);
+    assertThat(released)
+        .containsExactly("a/3@10:2", "a/5@10:3", "a/5@10:4", "a/5@10:5", "a/7@10:1");
+  }
+
+  /** Sources that the source order ties are interleaved by offset, then push order. */
+  @Test
+  void sourcesTheOrderTiesGoByOffsetThenByPushOrder() {
+    EventAligner<String, String> a =
+        EventAligner.<String, String>builder()
+            .allowedLateness(Duration.ZERO)
+            .clock(clock)
+            .sourceOrder(Comparator.comparing(source -> source.substring(0, 1)))
+            .build();
+    a.push("p2", 7, 10, "1");
+    a.push("p1", 3, 10, "2");
+    a.push("p3", 5, 10, "3");
+    a.push("p2", 5, 10, "4"); // a full tie with p3's: push order
+    a.advanceTo(11);
+    release(a);
+    assertThat(released).containsExactly("p1/3@10:2", "p3/5@10:3", "p2/5@10:4", "p2/7@10:1");
+  }
+
+  @Test
+  void moreSourcesThanTheInitialHeapAreAllReleasedInOrder() {
+    EventAligner<String, String> a = aligner(0);
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      a.register(String.format("s%02d", i)); // holds the watermark until every source has pushed
+    }
+    for (int i = 19; i >= 0; i--) {
+      assertThat(a.push(String.format("s%02d", i), 0, 100 + i, "x")).isTrue();
+    }
+    for (int i = 0; i < 20; i++) {
+      expected.add(String.format("s%02d/0@%d:x", i, 100 + i));
+    }
+    a.advanceTo(1_000);
+    assertThat(release(a)).isEqualTo(20);
+    assertThat(released).isEqualTo(expected);
+  }
+
+  @Test
+  void aSourceWhoseBufferWasEmptiedIsReleasedAgainAfterItsNextPush() {
+    EventAligner<String, String> a = aligner(0);
+    a.push("a", 0, 1, "first");
+    a.advanceTo(10);
+    assertThat(release(a)).isEqualTo(1);
+    assertThat(a.buffered()).isZero();
+    a.push("a", 1, 20, "second");
+    a.advanceTo(30);
+    assertThat(release(a)).isEqualTo(1);
+    assertThat(released).containsExactly("a/0@1:first", "a/1@20:second");
+  }
+
+  @Test
+  void aLateEventIsStillActivityOfItsSource() {
+    EventAligner<String, String> a = aligner(0);
+    a.push("slow", 0, 5, "x");
+    a.push("fast", 0, 50, "x"); // watermark 5
+    clock.advance(Duration.ofSeconds(40));
+    assertThat(a.push("slow", 1, 4, "late")).isFalse();
+    a.push("fast", 1, 60, "x");
+    clock.advance(Duration.ofSeconds(30)); // slow: 30 s since its late event, not 70 s
+    a.refresh();
+    assertThat(a.watermark()).as("slow is active and holds").isEqualTo(5);
+    assertThat(a.late()).isEqualTo(1);
+  }
+
+  @Test
+  void heartbeatKeepsASourceActiveWithoutAnEvent() {
+    EventAligner<String, String> a = aligner(0);
+    a.push("slow", 0, 5, "x");
+    a.push("fast", 0, 50, "x");
+    clock.advance(Duration.ofSeconds(40));
+    a.heartbeat("slow");
+    a.push("fast", 1, 60, "x");
+    clock.advance(Duration.ofSeconds(30)); // slow: 30 s since its heartbeat
+    a.refresh();
+    assertThat(a.watermark()).isEqualTo(5);
+  }
+
+  @Test
+  void refreshRetiresASourceSilentForLongerThanTheIdleTimeout() {
+    EventAligner<String, String> a = aligner(0);
+    a.push("slow", 0, 5, "x");
+    clock.advance(Duration.ofSeconds(30));
+    a.push("fast", 0, 50, "x"); // watermark 5
+    clock.advance(Duration.ofSeconds(31)); // slow: 61 s, fast: 31 s
+    assertThat(a.watermark()).as("reading has no side effect").isEqualTo(5);
+    a.refresh();
+    assertThat(a.watermark()).isEqualTo(50);
+    release(a);
+    assertThat(released).containsExactly("slow/0@5:x");
+  }
+
+  @Test
+  void removeReportsWhetherTheSourceWasKnown() {
+    EventAligner<String, String> a = aligner(0);
+    a.push("a", 0, 5, "x");
+    assertThat(a.remove("unknown")).isFalse();
+    assertThat(a.remove("a")).isTrue();
+  }
+
+  @Test
   void nonComparableSourceWithoutOrderIsRejectedAndChangesNothing() {
     EventAligner<Object, String> a = EventAligner.<Object, String>builder().clock(clock).build();
     Object source =
@@ -131,7 +243,7 @@ class EventAlignerTest {
   void builderRejectsNullsAndRepeats() {
     EventAligner.Builder<String, String> b = EventAligner.builder();
     assertThatThrownBy(() -> b.sourceOrder(null)).hasMessage("sourceOrder");
-    assertThatThrownBy(() -> b.lateHandler(null)).hasMessage("lateHandler");
+    assertThatThrownBy(() -> b.lateEventHandler(null)).hasMessage("lateEventHandler");
     b.sourceOrder(Comparator.naturalOrder());
     assertThatThrownBy(() -> b.sourceOrder(Comparator.naturalOrder()))
         .isInstanceOf(IllegalStateException.class);
