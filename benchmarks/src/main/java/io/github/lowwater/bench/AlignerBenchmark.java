@@ -16,7 +16,6 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -43,17 +42,17 @@ import org.openjdk.jmh.infra.Blackhole;
  *       watermark are counted as late, the others are appended to one {@code ArrayList}; at each
  *       release the list is sorted by (event time, source, offset) ({@code ArrayList.sort}, a
  *       TimSort that finds the already sorted prefix as one run and merges the poll's appended
- *       run(s) into it) and the prefix below the watermark is handed over and cut off. Append + sort
- *       at release is the cheaper of the two naive designs: a binary-search insert shifts half the
- *       list on every event.
+ *       run(s) into it) and the prefix below the watermark is handed over and cut off. Append +
+ *       sort at release is the cheaper of the two naive designs: a binary-search insert shifts half
+ *       the list on every event.
  * </ul>
  *
  * <p>Both allocate one small object per buffered event, and both buffer the same events: on this
  * catch-up feed the watermark is held by the slowest partition, so the buffer holds the events of
  * every partition that ran ahead of it, up to a large part of a lap (2^20 events) at 16,384
- * partitions, where most partitions are drained in one chunk. The mean number of events buffered
- * at a release is printed at the end of each trial ({@code mean buffered at release}), in the
- * console output of the run.
+ * partitions, where most partitions are drained in one chunk. The mean number of events buffered at
+ * a release is printed at the end of each trial ({@code mean buffered at release}), in the console
+ * output of the run.
  *
  * <p>Run (from the repository root; this class alone, as in {@code docs/benchmarks.md}):
  *

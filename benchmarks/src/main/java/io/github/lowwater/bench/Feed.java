@@ -3,8 +3,8 @@ package io.github.lowwater.bench;
 import java.util.SplittableRandom;
 
 /**
- * The one precomputed input of every benchmark: a Kafka consumer catching up on a backlog of
- * {@code sources} partitions, {@link #LENGTH} events long, deterministic (fixed seeds).
+ * The one precomputed input of every benchmark: a Kafka consumer catching up on a backlog of {@code
+ * sources} partitions, {@link #LENGTH} events long, deterministic (fixed seeds).
  *
  * <h2>How it is made</h2>
  *
@@ -13,15 +13,14 @@ import java.util.SplittableRandom;
  *       log-normal weight ({@code exp(0.75 * gaussian)}), at least one each, summing to {@link
  *       #LENGTH}. Every partition covers the same {@link #SPAN_MILLIS} of event time, so a hot
  *       partition has more events per millisecond than a cold one.
- *   <li><b>Mild disorder inside a source.</b> Event {@code n} of partition {@code p} is at {@code
- *       n * SPAN / c(p)}, and one event in eight is moved back by up to {@link
- *       #MAX_DISORDER_MILLIS}.
+ *   <li><b>Mild disorder inside a source.</b> Event {@code n} of partition {@code p} is at {@code n
+ *       * SPAN / c(p)}, and one event in eight is moved back by up to {@link #MAX_DISORDER_MILLIS}.
  *   <li><b>Uneven draining in batches.</b> The events are laid out in the order a consumer would
- *       see them: polls of at most {@link #MAX_POLL_RECORDS} records, each made of chunks of at most
- *       {@link #MAX_CHUNK} consecutive records of one partition, the partition picked uniformly
- *       among those with a backlog left. Cold partitions therefore finish early and hot ones lag
- *       behind in event time: the slowest partition is usually a hot one that holds the watermark
- *       until its next chunk, as in a real catch-up.
+ *       see them: polls of at most {@link #MAX_POLL_RECORDS} records, each made of chunks of at
+ *       most {@link #MAX_CHUNK} consecutive records of one partition, the partition picked
+ *       uniformly among those with a backlog left. Cold partitions therefore finish early and hot
+ *       ones lag behind in event time: the slowest partition is usually a hot one that holds the
+ *       watermark until its next chunk, as in a real catch-up.
  * </ol>
  *
  * <p>A benchmark walks the feed with a {@code long} counter {@code c}: the event is at index {@code

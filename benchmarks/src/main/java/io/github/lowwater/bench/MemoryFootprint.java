@@ -36,62 +36,84 @@ public final class MemoryFootprint {
   private MemoryFootprint() {}
 
   public static void main(String[] args) throws InterruptedException {
-    System.out.println("Retained heap, median of " + ROUNDS + " rounds ("
-        + Runtime.version() + ", " + System.getProperty("java.vm.name") + ", "
-        + java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments() + ")");
+    System.out.println(
+        "Retained heap, median of "
+            + ROUNDS
+            + " rounds ("
+            + Runtime.version()
+            + ", "
+            + System.getProperty("java.vm.name")
+            + ", "
+            + java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
+            + ")");
     System.out.println();
     System.out.println("| Structure | n | bytes per unit |");
     System.out.println("| --- | ---: | ---: |");
     for (int n : new int[] {1_024, 16_384, 100_000}) {
       TopicPartitionKey[] keys = sourceKeys(n);
-      report("Lowwater `WatermarkTracker`, per observed source", n, i -> {
-        WatermarkTracker tracker = WatermarkTracker.builder().clock(new ManualClock()).build();
-        for (int k = 0; k < i; k++) {
-          tracker.observe(keys[k], Feed.BASE_MILLIS + k);
-        }
-        return tracker;
-      });
+      report(
+          "Lowwater `WatermarkTracker`, per observed source",
+          n,
+          i -> {
+            WatermarkTracker tracker = WatermarkTracker.builder().clock(new ManualClock()).build();
+            for (int k = 0; k < i; k++) {
+              tracker.observe(keys[k], Feed.BASE_MILLIS + k);
+            }
+            return tracker;
+          });
     }
     for (int n : new int[] {1_024, 16_384, 100_000}) {
       TopicPartitionKey[] keys = sourceKeys(n);
-      report("Straightforward scan (HashMap + list), per source", n, i -> {
-        StraightforwardScan scan = new StraightforwardScan(1_000, Long.MAX_VALUE);
-        for (int k = 0; k < i; k++) {
-          scan.observe(keys[k], Feed.BASE_MILLIS + k);
-        }
-        return scan;
-      });
+      report(
+          "Straightforward scan (HashMap + list), per source",
+          n,
+          i -> {
+            StraightforwardScan scan = new StraightforwardScan(1_000, Long.MAX_VALUE);
+            for (int k = 0; k < i; k++) {
+              scan.observe(keys[k], Feed.BASE_MILLIS + k);
+            }
+            return scan;
+          });
     }
     for (int n : new int[] {1_024, 16_384}) {
       String[] ids = new String[n];
       for (int k = 0; k < n; k++) {
         ids[k] = "orders-" + k;
       }
-      report("Flink `WatermarkOutputMultiplexer`, per registered split", n, i -> {
-        WatermarkOutputMultiplexer multiplexer = new WatermarkOutputMultiplexer(new LastWatermark());
-        for (int k = 0; k < i; k++) {
-          multiplexer.registerNewOutput(ids[k]);
-        }
-        return multiplexer;
-      });
+      report(
+          "Flink `WatermarkOutputMultiplexer`, per registered split",
+          n,
+          i -> {
+            WatermarkOutputMultiplexer multiplexer =
+                new WatermarkOutputMultiplexer(new LastWatermark());
+            for (int k = 0; k < i; k++) {
+              multiplexer.registerNewOutput(ids[k]);
+            }
+            return multiplexer;
+          });
     }
     TopicPartitionKey source = new TopicPartitionKey("orders", 0);
     Long one = 1L;
     for (int n : new int[] {1_000, 100_000}) {
       String[] keys = Feed.keyStrings(n);
-      report("Lowwater `TumblingWindows`, per open (window, key), 1 window of n keys", n, i -> {
-        TumblingWindows<String, Long, Long> windows = windows();
-        for (int k = 0; k < i; k++) {
-          windows.add(source, Feed.BASE_MILLIS, keys[k], one);
-        }
-        return windows;
-      });
+      report(
+          "Lowwater `TumblingWindows`, per open (window, key), 1 window of n keys",
+          n,
+          i -> {
+            TumblingWindows<String, Long, Long> windows = windows();
+            for (int k = 0; k < i; k++) {
+              windows.add(source, Feed.BASE_MILLIS, keys[k], one);
+            }
+            return windows;
+          });
     }
     {
       int perWindow = 10_000;
       String[] keys = Feed.keyStrings(perWindow);
-      report("Lowwater `TumblingWindows`, per open (window, key), 10 windows of 10,000 keys",
-          10 * perWindow, i -> {
+      report(
+          "Lowwater `TumblingWindows`, per open (window, key), 10 windows of 10,000 keys",
+          10 * perWindow,
+          i -> {
             TumblingWindows<String, Long, Long> windows = windows();
             for (int w = 0; w < 10; w++) {
               long t = Feed.BASE_MILLIS + w * 60_000L;
@@ -104,40 +126,49 @@ public final class MemoryFootprint {
     }
     TopicPartitionKey[] alignerSources = sourceKeys(16);
     for (int n : new int[] {10_000, 100_000}) {
-      report("Lowwater `EventAligner`, per buffered event, 16 sources", n, i -> {
-        EventAligner<TopicPartitionKey, Long> aligner =
-            EventAligner.<TopicPartitionKey, Long>builder()
-                .allowedLateness(Duration.ofHours(1)) // nothing is released while measuring
-                .idleTimeout(Duration.ofHours(1))
-                .clock(new ManualClock())
-                .sourceOrder(TopicPartitionKey.ORDER)
-                .build();
-        for (int k = 0; k < i; k++) {
-          aligner.push(alignerSources[k & 15], k >>> 4, Feed.BASE_MILLIS + k, one);
-        }
-        return aligner;
-      });
+      report(
+          "Lowwater `EventAligner`, per buffered event, 16 sources",
+          n,
+          i -> {
+            EventAligner<TopicPartitionKey, Long> aligner =
+                EventAligner.<TopicPartitionKey, Long>builder()
+                    .allowedLateness(Duration.ofHours(1)) // nothing is released while measuring
+                    .idleTimeout(Duration.ofHours(1))
+                    .clock(new ManualClock())
+                    .sourceOrder(TopicPartitionKey.ORDER)
+                    .build();
+            for (int k = 0; k < i; k++) {
+              aligner.push(alignerSources[k & 15], k >>> 4, Feed.BASE_MILLIS + k, one);
+            }
+            return aligner;
+          });
     }
     for (int n : new int[] {10_000, 100_000}) {
-      report("Naive sorted `ArrayList` buffer, per buffered event", n, i -> {
-        java.util.ArrayList<AlignerBenchmark.Pending> list = new java.util.ArrayList<>();
-        for (int k = 0; k < i; k++) {
-          list.add(
-              new AlignerBenchmark.Pending(
-                  Feed.BASE_MILLIS + k, alignerSources[k & 15], k >>> 4, one));
-        }
-        return list;
-      });
+      report(
+          "Naive sorted `ArrayList` buffer, per buffered event",
+          n,
+          i -> {
+            java.util.ArrayList<AlignerBenchmark.Pending> list = new java.util.ArrayList<>();
+            for (int k = 0; k < i; k++) {
+              list.add(
+                  new AlignerBenchmark.Pending(
+                      Feed.BASE_MILLIS + k, alignerSources[k & 15], k >>> 4, one));
+            }
+            return list;
+          });
     }
     for (int n : new int[] {1_000, 100_000}) {
       String[] keys = Feed.keyStrings(n);
-      report("Floor `HashMap<String, long[]>`, per key", n, i -> {
-        HashMap<String, long[]> sums = new HashMap<>();
-        for (int k = 0; k < i; k++) {
-          sums.put(keys[k], new long[] {1});
-        }
-        return sums;
-      });
+      report(
+          "Floor `HashMap<String, long[]>`, per key",
+          n,
+          i -> {
+            HashMap<String, long[]> sums = new HashMap<>();
+            for (int k = 0; k < i; k++) {
+              sums.put(keys[k], new long[] {1});
+            }
+            return sums;
+          });
     }
   }
 

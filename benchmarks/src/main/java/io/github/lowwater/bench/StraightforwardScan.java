@@ -53,7 +53,9 @@ final class StraightforwardScan {
     }
     if (any) {
       long candidate =
-          min < Long.MIN_VALUE + allowedLatenessMillis ? Long.MIN_VALUE : min - allowedLatenessMillis;
+          min < Long.MIN_VALUE + allowedLatenessMillis
+              ? Long.MIN_VALUE
+              : min - allowedLatenessMillis;
       if (candidate > watermark) {
         watermark = candidate;
       }

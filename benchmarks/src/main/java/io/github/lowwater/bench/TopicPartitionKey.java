@@ -2,9 +2,9 @@ package io.github.lowwater.bench;
 
 /**
  * A source key shaped like Kafka's {@code TopicPartition}: a topic name and a partition number,
- * with the hash code computed once (as {@code TopicPartition} does). The benchmarks do not depend on
- * kafka-clients; this class stands in for it so that every contender that looks a source up by key
- * pays the same {@code hashCode}/{@code equals} as it would in a real consumer.
+ * with the hash code computed once (as {@code TopicPartition} does). The benchmarks do not depend
+ * on kafka-clients; this class stands in for it so that every contender that looks a source up by
+ * key pays the same {@code hashCode}/{@code equals} as it would in a real consumer.
  */
 final class TopicPartitionKey {
   private final String topic;

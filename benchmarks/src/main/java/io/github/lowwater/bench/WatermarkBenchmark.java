@@ -19,7 +19,6 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -43,8 +42,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code straightforwardScan}: {@link StraightforwardScan}, the O(sources) loop.
  *   <li>{@code flinkImmediate}: Flink's {@link WatermarkOutputMultiplexer}, one immediate output
  *       per split, each event emitting {@code eventTime - allowedLateness} directly (eager and
- *       exact, like Lowwater); the multiplexer rescans all splits whenever a split's watermark rises
- *       above the combined one.
+ *       exact, like Lowwater); the multiplexer rescans all splits whenever a split's watermark
+ *       rises above the combined one.
  *   <li>{@code flinkPeriodic}: Flink's default: one {@link BoundedOutOfOrdernessWatermarks} per
  *       split writing to a deferred output; every 200 ms of wall-clock time (Flink's default {@code
  *       pipeline.auto-watermark-interval}, signalled by a timer thread through a volatile flag, as
@@ -180,7 +179,7 @@ public class WatermarkBenchmark {
     ScheduledExecutorService timer;
     long periodicEmits;
 
-    @SuppressWarnings("unchecked") // a generic array, filled with one type only
+    @SuppressWarnings({"unchecked", "rawtypes"}) // a generic array, filled with one type only
     @Setup(Level.Trial)
     public void setUp(FeedInput input) {
       combined = new LastWatermark();

@@ -33,9 +33,9 @@ import org.openjdk.jmh.infra.Blackhole;
  *       Aggregators#sumLong()}), allowed lateness one second, a {@link CachedClock} updated at the
  *       first record of each poll, and, as a consumer does, {@link TumblingWindows#pollFinalized()}
  *       drained once per poll (its list goes to a {@link Blackhole}). One lap of the feed is one
- *       minute of event time, so each (window, key) receives about {@code 2^20 / keys} events: about
- *       10 at 100,000 keys, about 1,000 at 1,000 keys. Opening and finalizing those entries is part
- *       of the measured cost.
+ *       minute of event time, so each (window, key) receives about {@code 2^20 / keys} events:
+ *       about 10 at 100,000 keys, about 1,000 at 1,000 keys. Opening and finalizing those entries
+ *       is part of the measured cost.
  *   <li>{@code windowsAddHandle}: the same as {@code windowsAdd}, but through {@link
  *       TumblingWindows#add(io.github.lowwater.WatermarkTracker.Source, long, Object, Object)} with
  *       the handles of {@link TumblingWindows#source(Object)}, taken once in {@code @Setup} into an
