@@ -151,7 +151,7 @@ public final class KafkaWindows<K, V, R> {
 
   private static final TumblingWindows<?, ?, ?>[] NO_WINDOWS = new TumblingWindows<?, ?, ?>[0];
 
-  private final Builder<V, R> config;
+  private final Builder<? super V, R> config;
   private final ResultScope scope;
   private final CachedClock clock;
   private final Consumer<?, ?> consumer;
@@ -196,7 +196,7 @@ public final class KafkaWindows<K, V, R> {
   private volatile long skippedRecords;
   private long quietAdvances;
 
-  private KafkaWindows(Builder<V, R> builder) {
+  private KafkaWindows(Builder<? super V, R> builder) {
     this.config = builder;
     this.scope = builder.resultScope();
     this.clock = new CachedClock(builder.clock != null ? builder.clock : Clock.system());
@@ -232,7 +232,7 @@ public final class KafkaWindows<K, V, R> {
   }
 
   private TumblingWindows<K, V, R> newWindows() {
-    return config.newWindows(clock);
+    return config.<K, V>newWindows(clock);
   }
 
   /**
@@ -1213,11 +1213,13 @@ public final class KafkaWindows<K, V, R> {
      * Builds the driver, with no partition assigned and no watermark.
      *
      * @param <K> the window key type
+     * @param <W> the value type: the builder's, or a subtype (a {@code count()} counts any values);
+     *     both are inferred from the assignment, {@code count()} included
      * @return a new driver
      * @throws IllegalStateException if {@code maxDrift} is set without a consumer, with {@link
      *     ResultScope#PER_PARTITION}, or shorter than the allowed lateness
      */
-    public <K> KafkaWindows<K, V, R> build() {
+    public <K, W extends V> KafkaWindows<K, W, R> build() {
       if (maxDriftMillis != NO_DRIFT) {
         if (resultScope() != ResultScope.MERGED) {
           throw new IllegalStateException(
@@ -1228,11 +1230,11 @@ public final class KafkaWindows<K, V, R> {
           throw new IllegalStateException("maxDrift needs the consumer: set consumer(...)");
         }
       }
-      return new KafkaWindows<>(this); // checks maxDrift against the windows' allowed lateness
+      return new KafkaWindows<K, W, R>(this); // checks maxDrift against the allowed lateness
     }
 
     /** The window options the driver builds each set of windows from, over its cached clock. */
-    <K> TumblingWindows<K, V, R> newWindows(Clock cachedClock) {
+    <K, W extends V> TumblingWindows<K, W, R> newWindows(Clock cachedClock) {
       TumblingWindows.Builder<V, R> wb =
           TumblingWindows.<V, R>builder(size, aggregator).clock(cachedClock);
       if (allowedLateness != null) {
@@ -1241,7 +1243,7 @@ public final class KafkaWindows<K, V, R> {
       if (idleTimeout != null) {
         wb.idleTimeout(idleTimeout);
       }
-      return wb.build();
+      return wb.<K, W>build();
     }
 
     private ResultScope resultScope() {

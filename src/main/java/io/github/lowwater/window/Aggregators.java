@@ -15,9 +15,9 @@ public final class Aggregators {
   private Aggregators() {}
 
   /**
-   * Counts the values. With {@code count()} the value type of the windows cannot be inferred from
-   * the aggregator; give it explicitly: {@code TumblingWindows.<String, Long>builder(size,
-   * Aggregators.count())}.
+   * Counts the values, of any type: {@code TumblingWindows<String, Long, Long> w =
+   * TumblingWindows.builder(size, Aggregators.count()).build();} infers the value type from the
+   * assignment.
    *
    * @return an aggregator whose result is the number of values added
    */

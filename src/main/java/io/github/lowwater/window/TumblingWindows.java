@@ -137,10 +137,10 @@ public final class TumblingWindows<K, V, R> {
   private long futureEvents;
 
   @SuppressWarnings("unchecked") // the accumulator type is captured once and stays consistent
-  private TumblingWindows(Builder<V, R> builder) {
+  private TumblingWindows(Builder<? super V, R> builder) {
     this.sizeMillis = builder.sizeMillis;
     this.aggregator = (Aggregator<? super V, Object, R>) builder.aggregator;
-    this.lateEventHandler = builder.lateEventHandler;
+    this.lateEventHandler = (LateEventHandler<? super V>) builder.lateEventHandler;
     this.tracker = builder.tracker.build();
     this.clock = tracker.clock();
     this.maxFutureSkewMillis =
@@ -922,13 +922,16 @@ public final class TumblingWindows<K, V, R> {
     }
 
     /**
-     * Builds the windows, with no source, no open window and no watermark.
+     * Builds the windows, with no source, no open window and no watermark. Both type parameters are
+     * inferred from the assignment, {@code count()} included: {@code TumblingWindows<String, Long,
+     * Long> w = TumblingWindows.builder(size, Aggregators.count()).build();}
      *
      * @param <K> the key type
+     * @param <W> the value type: the builder's, or a subtype (a {@code count()} counts any values)
      * @return new windows
      */
-    public <K> TumblingWindows<K, V, R> build() {
-      return new TumblingWindows<>(this);
+    public <K, W extends V> TumblingWindows<K, W, R> build() {
+      return new TumblingWindows<K, W, R>(this);
     }
   }
 }

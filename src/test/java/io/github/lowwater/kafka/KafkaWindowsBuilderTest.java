@@ -67,6 +67,20 @@ class KafkaWindowsBuilderTest {
         .hasMessage("resultScope was already set to MERGED");
   }
 
+  /** The value type of {@code count()} is inferred from the assignment: no type witness. */
+  @Test
+  void countNeedsNoTypeWitness() {
+    KafkaWindows<String, Long, Long> windows =
+        KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.count())
+            .clock(new ManualClock())
+            .build();
+    TopicPartition p0 = new TopicPartition("t", 0);
+    windows.onPoll(
+        records(record(p0, 0, 1_000), record(p0, 1, 2_000)), ConsumerRecord::key, r -> 7L);
+    windows.finishAll();
+    assertThat(windows.pollFinalized()).extracting(r -> r.value()).containsExactly(2L);
+  }
+
   @Test
   void perPartitionIsTheDefaultScope() {
     assertThat(builder().build().resultScope()).isEqualTo(ResultScope.PER_PARTITION);

@@ -45,7 +45,7 @@ class CatchUpScenarioTest {
     ManualClock clock =
         new ManualClock(Instant.ofEpochMilli(START + SPAN + Duration.ofHours(1).toMillis()));
     TumblingWindows<String, Long, Long> windows =
-        TumblingWindows.<Long, Long>builder(Duration.ofMillis(WINDOW), Aggregators.count())
+        TumblingWindows.builder(Duration.ofMillis(WINDOW), Aggregators.count())
             .allowedLateness(Duration.ofMillis(LATENESS))
             .idleTimeout(Duration.ofMinutes(2))
             .clock(clock)

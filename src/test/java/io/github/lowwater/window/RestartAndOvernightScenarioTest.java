@@ -19,7 +19,7 @@ class RestartAndOvernightScenarioTest {
   private final ManualClock clock = new ManualClock(NOW);
   private final List<Long> lateTimes = new ArrayList<>();
   private final TumblingWindows<String, Long, Long> windows =
-      TumblingWindows.<Long, Long>builder(WINDOW, Aggregators.count())
+      TumblingWindows.builder(WINDOW, Aggregators.count())
           .allowedLateness(LATENESS)
           .idleTimeout(Duration.ofMinutes(2))
           .clock(clock)
