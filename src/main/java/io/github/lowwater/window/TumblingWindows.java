@@ -410,7 +410,7 @@ public final class TumblingWindows<K, V, R> {
    * @return the new results; a fresh mutable list, or an immutable empty one
    */
   public List<WindowResult<K, R>> pollFinalized() {
-    finalizeReady(); // in case a throwing timer cut a call short before it finalized
+    finalizeReady(); // a safety net: every call that moves the watermark finalizes already
     if (finalized.isEmpty()) {
       return List.of();
     }

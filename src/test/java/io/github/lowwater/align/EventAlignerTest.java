@@ -201,6 +201,7 @@ class EventAlignerTest {
     a.push("a", 0, 5, "x");
     assertThat(a.remove("unknown")).isFalse();
     assertThat(a.remove("a")).isTrue();
+    assertThat(a).hasToString("EventAligner{watermark=5, buffered=1}");
   }
 
   @Test
@@ -247,6 +248,11 @@ class EventAlignerTest {
     b.sourceOrder(Comparator.naturalOrder());
     assertThatThrownBy(() -> b.sourceOrder(Comparator.naturalOrder()))
         .isInstanceOf(IllegalStateException.class);
+    AlignedEventHandler<String, String> handler = (s, o, t, p) -> late.add(s);
+    b.lateEventHandler(handler);
+    assertThatThrownBy(() -> b.lateEventHandler(handler))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("lateEventHandler was already set to ");
     assertThatThrownBy(() -> b.build().release(null)).hasMessage("handler");
   }
 

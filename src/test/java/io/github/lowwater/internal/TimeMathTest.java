@@ -54,6 +54,15 @@ class TimeMathTest {
     assertThat(TimeMath.toNanosSaturated(Duration.ofSeconds(3))).isEqualTo(3_000_000_000L);
   }
 
+  /** The log format of docs/semantics.md: the number, then the instant; "none" for no time. */
+  @Test
+  void describeMillisGivesTheNumberAndTheInstantOrNoneForNoTime() {
+    assertThat(TimeMath.describeMillis(1_767_225_600_000L))
+        .isEqualTo("1767225600000 (2026-01-01T00:00:00Z)");
+    assertThat(TimeMath.describeMillis(-1)).isEqualTo("-1 (1969-12-31T23:59:59.999Z)");
+    assertThat(TimeMath.describeMillis(Long.MIN_VALUE)).isEqualTo("none");
+  }
+
   private static BigInteger big(long v) {
     return BigInteger.valueOf(v);
   }

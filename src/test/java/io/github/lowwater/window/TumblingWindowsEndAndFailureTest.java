@@ -110,6 +110,45 @@ class TumblingWindowsEndAndFailureTest {
     assertThat(w.pollFinalized()).extracting(WindowResult::end).containsExactly(2_000L);
   }
 
+  /**
+   * When the late event's observation fires a throwing timer and the late handler throws as well,
+   * the timer's exception propagates with the handler's attached as suppressed: neither is lost.
+   */
+  @Test
+  void aLateHandlerThatThrowsAfterAThrowingTimerIsSuppressedInTheTimersException() {
+    ManualClock clock = new ManualClock();
+    TumblingWindows<String, Long, Long> w =
+        TumblingWindows.builder(Duration.ofMillis(1_000), Aggregators.sumLong())
+            .allowedLateness(Duration.ZERO)
+            .idleTimeout(Duration.ofSeconds(10))
+            .clock(clock)
+            .lateEventHandler(
+                (source, t, end, watermark, key, value) -> {
+                  throw new IllegalArgumentException("handler");
+                })
+            .build();
+    w.add("slow", 1_500, "k", 1L);
+    w.add("fast", 5_500, "k", 1L); // watermark 1,500
+    w.registerTimer(
+        5_000,
+        (time, watermark) -> {
+          throw new IllegalStateException("timer");
+        });
+    clock.advance(Duration.ofSeconds(11)); // "slow" is idle as of the next re-evaluation
+    assertThatThrownBy(() -> w.add("fast", 200, "k", 1L))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("timer")
+        .satisfies(
+            e ->
+                assertThat(e.getSuppressed())
+                    .singleElement()
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .extracting(Throwable::getMessage)
+                    .isEqualTo("handler"));
+    assertThat(w.stats().late()).isEqualTo(1);
+    assertThat(w.pollFinalized()).extracting(WindowResult::end).containsExactly(2_000L);
+  }
+
   @Test
   void beforeAnyEventThereIsNoWatermarkToFinishFrom() {
     TumblingWindows<String, Long, Long> w = windows(Duration.ZERO, new ManualClock());

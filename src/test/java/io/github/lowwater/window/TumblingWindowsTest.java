@@ -135,11 +135,17 @@ class TumblingWindowsTest {
       WatermarkTracker.Source p = windows.source("p");
       assertThat(windows.add(p, 15, "k", 1L)).isTrue(); // watermark 15
       assertThat(windows.add(p, 5, "k", 1L)).as("end 10 <= 15").isFalse();
+      assertThat(windows.add((Object) p, 6, "k", 1L)).as("a handle as an Object").isFalse();
       assertThat(windows.add(25, "k", 1L)).as("the implicit source; end 30 > 15").isTrue();
       assertThat(windows.add(9, "k", 1L)).as("end 10 <= 15").isFalse();
       assertThat(windows.stats().accepted()).isEqualTo(2);
-      assertThat(windows.stats().late()).isEqualTo(2);
-      assertThat(windows.events()).as("accepted plus late").isEqualTo(4);
+      assertThat(windows.stats().late()).isEqualTo(3);
+      assertThat(windows.events()).as("accepted plus late").isEqualTo(5);
+      assertThat(lateEvents)
+          .containsExactly(
+              "p@5 end=10 wm=15 k",
+              "p@6 end=10 wm=15 k",
+              "TumblingWindows.IMPLICIT_SOURCE@9 end=10 wm=15 k");
     }
 
     @Test
@@ -307,6 +313,13 @@ class TumblingWindowsTest {
     }
 
     @Test
+    void aResultTaggedWithASourceKeepsItsWindowKeyAndValue() {
+      WindowResult<String, Long> merged = new WindowResult<>(0, 10, "k", 3L);
+      assertThat(merged.source()).isNull();
+      assertThat(merged.withSource("p0")).isEqualTo(new WindowResult<>(0, 10, "k", 3L, "p0"));
+    }
+
+    @Test
     void pollFinalizedWithNothingFinalizedReturnsAnEmptyList() {
       assertThat(windows.pollFinalized()).isEmpty();
       windows.add("p", 5, "k", 1L);
@@ -445,11 +458,17 @@ class TumblingWindowsTest {
   class BuiltInAggregators {
 
     @Test
+    void builtInAggregatorsNameTheirFactoryMethod() {
+      assertThat(Aggregators.count()).hasToString("Aggregators.count()");
+      assertThat(Aggregators.sumLong()).hasToString("Aggregators.sumLong()");
+      assertThat(Aggregators.minLong()).hasToString("Aggregators.minLong()");
+      assertThat(Aggregators.maxLong()).hasToString("Aggregators.maxLong()");
+    }
+
+    @Test
     void countMinMaxAndCustomAggregate() {
       TumblingWindows<String, Long, Long> count =
-          TumblingWindows.<Long, Long>builder(Duration.ofMillis(10), Aggregators.count())
-              .clock(clock)
-              .build();
+          TumblingWindows.builder(Duration.ofMillis(10), Aggregators.count()).clock(clock).build();
       TumblingWindows<String, Long, Long> min =
           TumblingWindows.builder(Duration.ofMillis(10), Aggregators.minLong())
               .clock(clock)

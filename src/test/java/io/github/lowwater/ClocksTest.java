@@ -7,7 +7,8 @@ import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
-class ManualClockTest {
+/** The clocks: {@link ManualClock}, {@link CachedClock} and the system clock. */
+class ClocksTest {
 
   /** Regression: 2 x 0.5 ms moved the monotonic clock by 1 ms and the wall clock by 0. */
   @Test
@@ -72,6 +73,37 @@ class ManualClockTest {
   }
 
   @Test
+  void advanceMillisIsExactUpToTheLastMillisecondThatFitsInNanosThenSaturates() {
+    long last = Long.MAX_VALUE / 1_000_000L;
+    assertThat(new ManualClock().advanceMillis(last).monotonicNanos())
+        .isEqualTo(last * 1_000_000L)
+        .isLessThan(Long.MAX_VALUE);
+    assertThat(new ManualClock().advanceMillis(last + 1).monotonicNanos())
+        .isEqualTo(Long.MAX_VALUE);
+  }
+
+  @Test
+  void everyStepReturnsTheSameClockForChaining() {
+    ManualClock clock = new ManualClock();
+    assertThat(clock.advance(Duration.ofMillis(1))).isSameAs(clock);
+    assertThat(clock.advanceMillis(1)).isSameAs(clock);
+    assertThat(clock.jumpWall(Duration.ofMillis(1))).isSameAs(clock);
+    CachedClock cached = new CachedClock(clock);
+    assertThat(cached.update()).isSameAs(cached);
+    assertThat(clock.wallMillis()).isEqualTo(3);
+    assertThat(clock.monotonicNanos()).isEqualTo(2_000_000);
+  }
+
+  @Test
+  void toStringShowsTheReadings() {
+    ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z")).advanceMillis(1);
+    assertThat(clock)
+        .hasToString("ManualClock{monotonicNanos=1000000, wall=2026-01-01T00:00:00.001Z}");
+    assertThat(new CachedClock(clock)).hasToString("CachedClock{" + clock + "}");
+    assertThat(Clock.system()).hasToString("Clock.system()");
+  }
+
+  @Test
   void cachedClockReadsItsSourceOnlyOnUpdate() {
     ManualClock source = new ManualClock();
     CachedClock cached = new CachedClock(source);
@@ -90,5 +122,9 @@ class ManualClockTest {
     assertThat(wall).isBetween(before, System.currentTimeMillis());
     long n1 = Clock.system().monotonicNanos();
     assertThat(Clock.system().monotonicNanos() - n1).isNotNegative();
+    long nanosBefore = System.nanoTime();
+    long nanos = Clock.system().monotonicNanos();
+    assertThat(nanos - nanosBefore).isNotNegative();
+    assertThat(System.nanoTime() - nanos).isNotNegative();
   }
 }
