@@ -19,7 +19,7 @@ import java.util.PriorityQueue;
  * go to a late handler: counted, never silently dropped.
  *
  * <p><b>Not thread-safe for writes; confine every mutating call to one thread.</b> {@link
- * #watermark()}, {@link #buffered()} and {@link #late()} may be read from any thread. A push costs
+ * #watermark()}, {@link #buffered()} and {@link #stats()} may be read from any thread. A push costs
  * O(log events buffered for its source + log sources); a release costs the same per event released
  * (per-source buffers merged through a heap of their heads, never a re-sort). Each buffered event
  * is one small object. Memory is every event pushed and not yet released: the events at or above
@@ -239,12 +239,12 @@ public final class EventAligner<S, P> {
   }
 
   /**
-   * Returns the number of late events so far; no side effect, any thread.
+   * Returns a snapshot of the counters; no side effect, any thread.
    *
-   * @return the number of late events
+   * @return the late and buffered events and the watermark
    */
-  public long late() {
-    return (long) LATE.getAcquire(this);
+  public AlignerStats stats() {
+    return new AlignerStats((long) LATE.getAcquire(this), buffered(), watermark());
   }
 
   @Override
@@ -439,7 +439,7 @@ public final class EventAligner<S, P> {
     }
 
     /**
-     * Sets the late path. Without one, late events are only counted ({@link #late()}).
+     * Sets the late path. Without one, late events are only counted ({@link EventAligner#stats()}).
      *
      * @param lateEventHandler receives every late event
      * @return this builder

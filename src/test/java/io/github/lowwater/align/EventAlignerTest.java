@@ -60,7 +60,7 @@ class EventAlignerTest {
     assertThat(a.push("a", 1, 100, "q")).isTrue(); // equal timestamp on the slowest source
     assertThat(a.push("a", 2, 99, "r")).isFalse();
     assertThat(late).containsExactly("a/2@99");
-    assertThat(a.late()).isEqualTo(1);
+    assertThat(a.stats()).isEqualTo(new AlignerStats(1, 2, 100));
     a.push("a", 3, 101, "s");
     release(a);
     assertThat(released).containsExactly("a/0@100:p", "a/1@100:q");
@@ -165,7 +165,7 @@ class EventAlignerTest {
     clock.advance(Duration.ofSeconds(30)); // slow: 30 s since its late event, not 70 s
     a.refresh();
     assertThat(a.watermark()).as("slow is active and holds").isEqualTo(5);
-    assertThat(a.late()).isEqualTo(1);
+    assertThat(a.stats().late()).isEqualTo(1);
   }
 
   @Test
@@ -321,7 +321,7 @@ class EventAlignerTest {
               .isEqualTo(naive.size());
         }
       }
-      assertThat(releasedByAligner.size() + a.buffered() + a.late())
+      assertThat(releasedByAligner.size() + a.buffered() + a.stats().late())
           .as("seed %d", seed)
           .isEqualTo(pushed);
     }
