@@ -1,12 +1,13 @@
 package io.github.lowwater.kafka;
 
+import io.github.lowwater.testing.SyntheticFeed;
+import io.github.lowwater.testing.SyntheticFeed.Event;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
@@ -27,19 +28,13 @@ final class Feed {
 
   static final String[] KEYS = {"line:L1", "line:L2", "line:L3"};
 
-  record Event(int partition, long eventTimeMillis, String key) {}
-
   private final List<Event> events = new ArrayList<>();
 
   /** Appends, on each listed partition, events in order from start (inclusive) to end. */
   Feed append(int[] partitions, long startMillis, long endMillis, long intervalMillis, long seed) {
-    SplittableRandom random = new SplittableRandom(seed);
-    for (int p : partitions) {
-      for (long t = startMillis + random.nextLong(intervalMillis);
-          t < endMillis;
-          t += intervalMillis / 2 + random.nextLong(intervalMillis)) {
-        events.add(new Event(p, t, KEYS[random.nextInt(KEYS.length)]));
-      }
+    for (List<Event> partition :
+        SyntheticFeed.generate(partitions, KEYS, startMillis, endMillis, intervalMillis, seed)) {
+      events.addAll(partition);
     }
     return this;
   }
@@ -164,11 +159,6 @@ final class Feed {
 
   /** Window start to key to count of the given events. */
   static TreeMap<Long, TreeMap<String, Long>> truth(List<Event> events, long windowMillis) {
-    TreeMap<Long, TreeMap<String, Long>> truth = new TreeMap<>();
-    for (Event e : events) {
-      long start = Math.floorDiv(e.eventTimeMillis(), windowMillis) * windowMillis;
-      truth.computeIfAbsent(start, s -> new TreeMap<>()).merge(e.key(), 1L, Long::sum);
-    }
-    return truth;
+    return SyntheticFeed.truthOf(events, windowMillis);
   }
 }

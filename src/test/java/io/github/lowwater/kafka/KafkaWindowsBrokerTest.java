@@ -3,7 +3,8 @@ package io.github.lowwater.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.lowwater.ManualClock;
-import io.github.lowwater.kafka.Feed.Event;
+import io.github.lowwater.testing.GlobalMaxWindows;
+import io.github.lowwater.testing.SyntheticFeed.Event;
 import io.github.lowwater.window.Aggregators;
 import io.github.lowwater.window.WindowResult;
 import java.time.Duration;
@@ -86,21 +87,6 @@ class KafkaWindowsBrokerTest {
     }
   }
 
-  /** The watermark Lowwater replaces: newest event time seen minus the allowed lateness. */
-  static final class GlobalMax {
-    long max = Long.MIN_VALUE;
-    long late;
-
-    void add(long eventTimeMillis) {
-      long watermark = max == Long.MIN_VALUE ? Long.MIN_VALUE : max - LATENESS_MILLIS;
-      long end = Math.floorDiv(eventTimeMillis, WINDOW) * WINDOW + WINDOW;
-      if (end <= watermark) {
-        late++;
-      }
-      max = Math.max(max, eventTimeMillis);
-    }
-  }
-
   static boolean deadlinePassed(long startNanos) {
     return System.nanoTime() - startNanos > DEADLINE.toNanos();
   }
@@ -122,7 +108,7 @@ class KafkaWindowsBrokerTest {
     int total = acked.size();
 
     TreeMap<Long, TreeMap<String, Long>> results = new TreeMap<>();
-    GlobalMax globalMax = new GlobalMax();
+    GlobalMaxWindows globalMax = new GlobalMaxWindows(WINDOW, LATENESS_MILLIS);
     long maxSkew = 0;
     try (KafkaConsumer<String, String> consumer =
         Feed.consumer(broker.bootstrapServers(), "catch-up", SMALL_FETCHES)) {
@@ -139,7 +125,7 @@ class KafkaWindowsBrokerTest {
         assertThat(deadlinePassed(start)).as("consumed %d of %d", consumed, total).isFalse();
         ConsumerRecords<String, String> records = consumer.poll(POLL);
         for (ConsumerRecord<String, String> r : records) {
-          globalMax.add(r.timestamp());
+          globalMax.add(r.timestamp(), r.key());
           delivered.add(r.partition());
         }
         consumed += onPoll(windows, records);
@@ -159,7 +145,7 @@ class KafkaWindowsBrokerTest {
       assertThat(windows.stats().accepted()).isEqualTo(total);
     }
     assertThat(maxSkew).as("frontier skew").isGreaterThan(Duration.ofMinutes(15).toMillis());
-    assertThat(globalMax.late).as("global-max late events").isGreaterThan(1000);
+    assertThat(globalMax.late()).as("global-max late events").isGreaterThan(1000);
     assertThat(results).isEqualTo(Feed.truth(acked, WINDOW));
   }
 

@@ -3,7 +3,7 @@ package io.github.lowwater.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import io.github.lowwater.kafka.Feed.Event;
+import io.github.lowwater.testing.SyntheticFeed.Event;
 import io.github.lowwater.window.Aggregators;
 import io.github.lowwater.window.WindowResult;
 import java.time.Duration;

@@ -1,9 +1,11 @@
 package io.github.lowwater.examples;
 
 import io.github.lowwater.ManualClock;
-import io.github.lowwater.examples.SyntheticFeed.Event;
 import io.github.lowwater.kafka.EmbeddedKafka;
 import io.github.lowwater.kafka.KafkaWindows;
+import io.github.lowwater.testing.GlobalMaxWindows;
+import io.github.lowwater.testing.SyntheticFeed;
+import io.github.lowwater.testing.SyntheticFeed.Event;
 import io.github.lowwater.window.Aggregators;
 import java.io.PrintStream;
 import java.nio.file.Path;

@@ -1,9 +1,10 @@
 package io.github.lowwater.examples;
 
 import io.github.lowwater.WatermarkTracker;
-import io.github.lowwater.examples.SyntheticFeed.Event;
 import io.github.lowwater.kafka.EmbeddedKafka;
 import io.github.lowwater.kafka.KafkaWindows;
+import io.github.lowwater.testing.SyntheticFeed;
+import io.github.lowwater.testing.SyntheticFeed.Event;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,7 +1,9 @@
 package io.github.lowwater.examples;
 
 import io.github.lowwater.ManualClock;
-import io.github.lowwater.examples.SyntheticFeed.Event;
+import io.github.lowwater.testing.GlobalMaxWindows;
+import io.github.lowwater.testing.SyntheticFeed;
+import io.github.lowwater.testing.SyntheticFeed.Event;
 import io.github.lowwater.window.Aggregators;
 import io.github.lowwater.window.TumblingWindows;
 import io.github.lowwater.window.WindowResult;

@@ -1,5 +1,6 @@
 package io.github.lowwater.examples;
 
+import io.github.lowwater.testing.SyntheticFeed;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.time.ZoneOffset;

@@ -1,13 +1,13 @@
-package io.github.lowwater.examples;
+package io.github.lowwater.testing;
 
 import java.util.TreeMap;
 
 /**
  * The watermark this library replaces, kept for comparison: the newest event time seen on any
  * partition minus the allowed lateness. Counts per (window, key); an event whose window ended at or
- * before the watermark is late and dropped (counted).
+ * before the watermark is late and dropped (counted). The one copy of the tests and the demo.
  */
-final class GlobalMaxWindows {
+public final class GlobalMaxWindows {
 
   private final long windowMillis;
   private final long allowedLatenessMillis;
@@ -19,13 +19,13 @@ final class GlobalMaxWindows {
   /** Open and closed windows: start to key to count. */
   private final TreeMap<Long, TreeMap<String, Long>> windows = new TreeMap<>();
 
-  GlobalMaxWindows(long windowMillis, long allowedLatenessMillis) {
+  public GlobalMaxWindows(long windowMillis, long allowedLatenessMillis) {
     this.windowMillis = windowMillis;
     this.allowedLatenessMillis = allowedLatenessMillis;
   }
 
   /** Adds an event; returns false if it was late. */
-  boolean add(long eventTimeMillis, String key) {
+  public boolean add(long eventTimeMillis, String key) {
     long start = Math.floorDiv(eventTimeMillis, windowMillis) * windowMillis;
     boolean isLate = start + windowMillis <= watermarkMillis;
     if (isLate) {
@@ -42,24 +42,24 @@ final class GlobalMaxWindows {
   }
 
   /** The quiet-period advance of the original loop. */
-  void advanceTo(long wallMillis) {
+  public void advanceTo(long wallMillis) {
     watermarkMillis = Math.max(watermarkMillis, wallMillis - allowedLatenessMillis);
   }
 
-  long watermark() {
+  public long watermark() {
     return watermarkMillis;
   }
 
-  long late() {
+  public long late() {
     return late;
   }
 
-  long accepted() {
+  public long accepted() {
     return accepted;
   }
 
   /** Every window that has received an event, finalized or not. */
-  TreeMap<Long, TreeMap<String, Long>> windows() {
+  public TreeMap<Long, TreeMap<String, Long>> windows() {
     return windows;
   }
 }

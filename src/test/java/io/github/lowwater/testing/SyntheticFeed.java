@@ -1,4 +1,4 @@
-package io.github.lowwater.examples;
+package io.github.lowwater.testing;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,34 +14,68 @@ import java.util.TreeMap;
  * A synthetic six-partition feed of arrival predictions: on each partition, events in event-time
  * order, one every {@code intervalMillis} give or take a little jitter, each for one of a few bus
  * lines. Deterministic for a given seed.
+ *
+ * <p>The one synthetic feed of the tests and the demo (public, in the test-jar, because the demo in
+ * {@code examples/} uses it too). The benchmarks keep their own precomputed arrays ({@code
+ * benchmarks/.../Feed}): a JMH input is laid out for the hot loop, and changing it would change
+ * every recorded number.
  */
-final class SyntheticFeed {
+public final class SyntheticFeed {
 
   /** The start of the feed's event time: an ordinary weekday morning. */
-  static final long BASE_MILLIS = Instant.parse("2026-03-02T06:00:00Z").toEpochMilli();
+  public static final long BASE_MILLIS = Instant.parse("2026-03-02T06:00:00Z").toEpochMilli();
 
-  static final String[] LINES = {"line:L1", "line:L2", "line:L3", "line:L4"};
+  public static final String[] LINES = {"line:L1", "line:L2", "line:L3", "line:L4"};
 
   /** One event: a partition, an event time, a key; the value is always 1 (a count). */
-  record Event(int partition, long eventTimeMillis, String key) {}
+  /**
+   * One event: a partition, an event time, a key; the value is always 1 (a count).
+   *
+   * @param partition the partition
+   * @param eventTimeMillis the event time in epoch milliseconds
+   * @param key the key
+   */
+  public record Event(int partition, long eventTimeMillis, String key) {}
 
   private SyntheticFeed() {}
 
   /**
-   * Generates {@code durationMillis} of events on each partition, starting at {@code startMillis}.
+   * Generates {@code durationMillis} of events on each of partitions {@code 0..partitions-1},
+   * starting at {@code startMillis}, with keys from {@link #LINES}.
    *
    * @return one list per partition, each in event-time order
    */
-  static List<List<Event>> generate(
+  public static List<List<Event>> generate(
       int partitions, long startMillis, long durationMillis, long intervalMillis, long seed) {
+    int[] ids = new int[partitions];
+    for (int p = 0; p < partitions; p++) {
+      ids[p] = p;
+    }
+    return generate(ids, LINES, startMillis, startMillis + durationMillis, intervalMillis, seed);
+  }
+
+  /**
+   * Generates, on each listed partition, events from {@code startMillis} (inclusive) to {@code
+   * endMillis}: one every {@code intervalMillis} on average (between half and one and a half of it
+   * apart), each with a key drawn from {@code keys}.
+   *
+   * @return one list per listed partition, in the order listed, each in event-time order
+   */
+  public static List<List<Event>> generate(
+      int[] partitions,
+      String[] keys,
+      long startMillis,
+      long endMillis,
+      long intervalMillis,
+      long seed) {
     SplittableRandom random = new SplittableRandom(seed);
     List<List<Event>> feed = new ArrayList<>();
-    for (int p = 0; p < partitions; p++) {
+    for (int p : partitions) {
       List<Event> events = new ArrayList<>();
-      long t = startMillis + random.nextLong(intervalMillis);
-      while (t < startMillis + durationMillis) {
-        events.add(new Event(p, t, LINES[random.nextInt(LINES.length)]));
-        t += intervalMillis / 2 + random.nextLong(intervalMillis);
+      for (long t = startMillis + random.nextLong(intervalMillis);
+          t < endMillis;
+          t += intervalMillis / 2 + random.nextLong(intervalMillis)) {
+        events.add(new Event(p, t, keys[random.nextInt(keys.length)]));
       }
       feed.add(Collections.unmodifiableList(events));
     }
@@ -56,7 +90,7 @@ final class SyntheticFeed {
    * @param events one partition's events, in event-time order
    * @return a new list of the same events in arrival order
    */
-  static List<Event> arrivalOrder(List<Event> events, long maxDelayMillis, long seed) {
+  public static List<Event> arrivalOrder(List<Event> events, long maxDelayMillis, long seed) {
     SplittableRandom random = new SplittableRandom(seed);
     long[] arrival = new long[events.size()];
     Integer[] order = new Integer[events.size()];
@@ -77,7 +111,7 @@ final class SyntheticFeed {
    *
    * @return window start to key to count, windows in ascending order
    */
-  static TreeMap<Long, TreeMap<String, Long>> truth(
+  public static TreeMap<Long, TreeMap<String, Long>> truth(
       List<? extends List<Event>> feed, long windowMillis) {
     TreeMap<Long, TreeMap<String, Long>> truth = new TreeMap<>();
     for (List<Event> partition : feed) {
@@ -89,8 +123,18 @@ final class SyntheticFeed {
     return truth;
   }
 
+  /**
+   * The ground truth of a flat list of events: the count per (window start, key).
+   *
+   * @return window start to key to count, windows in ascending order
+   */
+  public static TreeMap<Long, TreeMap<String, Long>> truthOf(
+      List<Event> events, long windowMillis) {
+    return truth(List.of(events), windowMillis);
+  }
+
   /** Sums the counts of one window over its keys. */
-  static long total(Map<String, Long> window) {
+  public static long total(Map<String, Long> window) {
     long sum = 0;
     for (long v : window.values()) {
       sum += v;
