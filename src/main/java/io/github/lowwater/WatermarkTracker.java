@@ -779,8 +779,8 @@ public final class WatermarkTracker {
   }
 
   private void reactivate(Source s, long now) {
-    if (s.everActive && LOG.isDebugEnabled()) {
-      LOG.debug("source {} is active again (frontier {})", s.key, describe(s.frontier));
+    if (s.everActive && LOG.isInfoEnabled()) {
+      LOG.info("source {} is active again (frontier {})", s.key, describe(s.frontier));
     }
     s.everActive = true;
     activate(s, now);
@@ -878,8 +878,8 @@ public final class WatermarkTracker {
     Source s;
     while ((s = oldest) != null && now - s.lastSeenNanos > idleTimeoutNanos) {
       deactivate(s);
-      if (LOG.isDebugEnabled()) {
-        LOG.debug(
+      if (LOG.isInfoEnabled()) {
+        LOG.info(
             "source {} went idle: silent for {} ms, more than the idle timeout of {} ms;"
                 + " its frontier {} no longer holds the watermark",
             s.key,

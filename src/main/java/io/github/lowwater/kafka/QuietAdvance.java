@@ -12,9 +12,9 @@ import org.slf4j.LoggerFactory;
  * the advance would make late as a whole; logged once at WARN per episode).
  *
  * <p>Not thread-safe. O(1), no allocation, no clock read: the caller passes its one reading per
- * poll. Activity is a record, a paused poll (paused time is not quiet) or the assignment itself, so
- * that a consumer whose join took longer than the quiet period does not advance before its first
- * record.
+ * poll. Logs one INFO line when an advancing period starts, never one per poll. Activity is a
+ * record, a paused poll (paused time is not quiet) or the assignment itself, so that a consumer
+ * whose join took longer than the quiet period does not advance before its first record.
  */
 final class QuietAdvance {
 
@@ -25,6 +25,9 @@ final class QuietAdvance {
   private final Object subject;
   private long quietSinceNanos;
   private boolean warned;
+
+  /** Whether the watermark follows the wall clock now: logged once when it starts. */
+  private boolean advancing;
 
   /**
    * A rule whose quiet period starts now.
@@ -48,6 +51,7 @@ final class QuietAdvance {
    */
   void activity(long nowNanos) {
     quietSinceNanos = nowNanos;
+    advancing = false;
   }
 
   /**
@@ -82,6 +86,15 @@ final class QuietAdvance {
       return false;
     }
     warned = false;
+    if (!advancing) {
+      advancing = true;
+      LOG.info(
+          "{} quiet for {} ms: its watermark follows the wall clock {} minus the allowed lateness"
+              + " until the next record",
+          subject,
+          (nowNanos - quietSinceNanos) / 1_000_000L,
+          describe(wallMillis));
+    }
     return true;
   }
 
