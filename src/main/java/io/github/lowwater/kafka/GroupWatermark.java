@@ -12,6 +12,8 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,6 +84,8 @@ final class GroupWatermark {
         LOG.info("read the group's committed checkpoints again after {} failures", failures);
       }
       failures = 0;
+    } catch (WakeupException | InterruptException e) {
+      throw e; // consumer.wakeup() and interrupts belong to the caller's loop
     } catch (RuntimeException e) {
       failures++;
       if (failures == 1) {

@@ -174,11 +174,16 @@ public final class KafkaWindows<K, V, R> {
   /** Assigned partitions, in the order they were assigned. */
   private final Map<TopicPartition, PartitionState<K, V, R>> assigned = new LinkedHashMap<>();
 
-  /** The per-partition windows, republished on every assignment change, for other threads. */
-  private volatile TumblingWindows<?, ?, ?>[] partitionWindows = NO_WINDOWS;
+  /**
+   * The per-partition windows and the counters of those already dropped, republished as one
+   * snapshot on every assignment change, so that another thread never sees a partition twice.
+   */
+  private volatile PartitionsView view = new PartitionsView(NO_WINDOWS, NO_STATS);
 
-  /** The counters of per-partition windows already dropped, for {@link #stats()}. */
-  private volatile WindowStats retired = new WindowStats(0, 0, 0, 0, 0, 0, 0);
+  private static final WindowStats NO_STATS = new WindowStats(0, 0, 0, 0, 0, 0, 0);
+
+  /** What {@link #stats()} and {@link #watermark()} read from any thread. */
+  private record PartitionsView(TumblingWindows<?, ?, ?>[] windows, WindowStats retired) {}
 
   /**
    * {@code PER_PARTITION}: results taken from some partitions' windows by a {@link
@@ -193,6 +198,18 @@ public final class KafkaWindows<K, V, R> {
   private final Set<TopicPartition> unreadableLogged = new HashSet<>();
 
   private volatile long redeliveredRecords;
+
+  /**
+   * Late records of windows a previous owner wrote, beyond its read position; in stats().late().
+   */
+  private volatile long lateOfWrittenWindows;
+
+  /** {@code MERGED}: partitions revoked or lost in this rebalance, in case they come back. */
+  private final Map<TopicPartition, PartitionState<K, V, R>> departed = new HashMap<>();
+
+  /** Whether {@link #finishAll()} was called: partitions assigned later are finished too. */
+  private boolean finished;
+
   private volatile long skippedRecords;
   private long quietAdvances;
 
@@ -392,14 +409,27 @@ public final class KafkaWindows<K, V, R> {
     V value = out.value;
     out.reset(); // the mapper's objects are not kept beyond the record
     long end = p.windows.windowEnd(t);
-    if (p.redelivered(end, offset)) {
+    if (offset < p.processedBelowOffset || p.redelivered(end, offset)) {
+      // Already in this instance's windows (a partition it got back), or in a written window.
       if (lateRecordHandler != null) {
         lateRecordHandler.onLateRecord(
             r, LateRecordHandler.Reason.REDELIVERED, t, end, p.writtenThroughMillis);
       }
       redeliveredRecords++;
-      p.nextOffset = offset + 1;
+      p.nextOffset = Math.max(p.nextOffset, offset + 1);
       p.windows.observe(p.source, t); // the watermark moves as it did the first time
+      return;
+    }
+    if (end <= p.writtenThroughMillis) {
+      // A record of a written window that its previous owner never read: late, whatever this
+      // owner's watermark says (it may be lower: a wall-clock advance, a clamped seed).
+      if (lateRecordHandler != null) {
+        lateRecordHandler.onLateRecord(
+            r, LateRecordHandler.Reason.LATE, t, end, p.writtenThroughMillis);
+      }
+      lateOfWrittenWindows++;
+      p.nextOffset = offset + 1;
+      p.windows.observe(p.source, t);
       return;
     }
     long watermark = p.windows.watermark();
@@ -462,6 +492,9 @@ public final class KafkaWindows<K, V, R> {
         p.windows.heartbeat(p.source);
         if (p.quiet != null) {
           p.quiet.activity(nowNanos); // paused time is not quiet
+        }
+        if (instanceQuiet != null) {
+          instanceQuiet.activity(nowNanos); // nor is it for the whole instance
         }
       }
     }
@@ -587,6 +620,7 @@ public final class KafkaWindows<K, V, R> {
    */
   public void finishAll() {
     clock.update();
+    finished = true;
     for (PartitionState<K, V, R> p : assigned.values()) {
       p.finishedThroughMillis =
           Math.max(Math.max(p.returnedThroughMillis, p.writtenThroughMillis), p.ledger.newestEnd());
@@ -658,7 +692,7 @@ public final class KafkaWindows<K, V, R> {
     if (merged != null) {
       return merged.watermark();
     }
-    TumblingWindows<?, ?, ?>[] all = partitionWindows;
+    TumblingWindows<?, ?, ?>[] all = view.windows();
     if (all.length == 0) {
       return WatermarkTracker.NO_WATERMARK;
     }
@@ -691,17 +725,29 @@ public final class KafkaWindows<K, V, R> {
    * @return the counters
    */
   public WindowStats stats() {
+    long extraLate = lateOfWrittenWindows;
     if (merged != null) {
-      return merged.stats();
+      WindowStats s = merged.stats();
+      return extraLate == 0
+          ? s
+          : new WindowStats(
+              s.accepted(),
+              s.late() + extraLate,
+              s.futureEvents(),
+              s.openWindows(),
+              s.openEntries(),
+              s.finalizedWindows(),
+              s.watermark());
     }
-    WindowStats r = retired;
+    PartitionsView v = view;
+    WindowStats r = v.retired();
     long accepted = r.accepted();
-    long late = r.late();
+    long late = r.late() + extraLate;
     long future = r.futureEvents();
     long openWindows = 0;
     long openEntries = 0;
     long finalized = r.finalizedWindows();
-    for (TumblingWindows<?, ?, ?> w : partitionWindows) {
+    for (TumblingWindows<?, ?, ?> w : v.windows()) {
       WindowStats s = w.stats();
       accepted += s.accepted();
       late += s.late();
@@ -818,27 +864,45 @@ public final class KafkaWindows<K, V, R> {
         added.add(tp);
       }
     }
-    if (added.isEmpty()) {
-      return;
+    try {
+      if (!added.isEmpty()) {
+        Map<TopicPartition, OffsetAndMetadata> committed = readCommitted(added); // may throw
+        for (TopicPartition tp : added) {
+          assigned.put(tp, stateOf(tp, committed.get(tp), nowNanos));
+        }
+        if (instanceQuiet != null) {
+          instanceQuiet.activity(nowNanos); // a join is not a quiet period
+        }
+        publishPartitionWindows(NO_STATS);
+      }
+    } finally {
+      departed.clear(); // a partition revoked and not given back in this rebalance is gone
     }
-    Map<TopicPartition, Checkpoint> checkpoints = readCheckpoints(added); // may throw: no change
-    for (TopicPartition tp : added) {
-      PartitionState<K, V, R> p;
-      if (merged != null) {
-        p = new PartitionState<>(tp, merged, null);
-      } else {
-        p =
-            new PartitionState<>(
+  }
+
+  /** The state of a newly assigned partition, from its committed offset and checkpoint. */
+  private PartitionState<K, V, R> stateOf(TopicPartition tp, OffsetAndMetadata om, long nowNanos) {
+    PartitionState<K, V, R> back = departed.remove(tp);
+    if (back != null) {
+      // MERGED, the same partition given back to this instance (an eager rebalance, a lost
+      // membership): its records up to where it had read are in the merged windows already.
+      back.rejoin(merged.source(tp));
+      return back;
+    }
+    PartitionState<K, V, R> p =
+        merged != null
+            ? new PartitionState<>(tp, merged, null)
+            : new PartitionState<>(
                 tp,
                 newWindows(),
                 new QuietAdvance(quietAdvanceAfterNanos, quietAdvanceMaxLagMillis, tp, nowNanos));
-      }
-      Checkpoint checkpoint = checkpoints.getOrDefault(tp, Checkpoint.NONE);
+    if (om != null) {
+      p.nextOffset = om.offset(); // so that a partition that stays silent still commits
+      Checkpoint checkpoint = parse(tp, om);
       p.restore(checkpoint);
       if (merged == null && checkpoint.watermarkMillis() != WatermarkTracker.NO_WATERMARK) {
         p.windows.seedWatermark(checkpoint.watermarkMillis());
       }
-      assigned.put(tp, p);
       if (checkpoint != Checkpoint.NONE) {
         LOG.debug(
             "{} assigned at checkpoint: written through {}, watermark {}, read through offset {}",
@@ -848,39 +912,47 @@ public final class KafkaWindows<K, V, R> {
             checkpoint.readThroughOffset());
       }
     }
-    if (instanceQuiet != null) {
-      instanceQuiet.activity(nowNanos); // a join is not a quiet period
+    if (finished && merged == null) {
+      p.finishedThroughMillis = p.writtenThroughMillis;
+      p.windows.finish();
     }
-    publishPartitionWindows();
+    return p;
   }
 
-  /** The checkpoints committed for {@code partitions}; none without a consumer. */
-  private Map<TopicPartition, Checkpoint> readCheckpoints(List<TopicPartition> partitions) {
+  /** The committed offsets of {@code partitions} (absent: none); none without a consumer. */
+  private Map<TopicPartition, OffsetAndMetadata> readCommitted(List<TopicPartition> partitions) {
     if (consumer == null) {
       return Map.of();
     }
     Map<TopicPartition, OffsetAndMetadata> committed =
         consumer.committed(new HashSet<>(partitions));
-    Map<TopicPartition, Checkpoint> checkpoints = new HashMap<>();
-    for (TopicPartition tp : partitions) {
-      OffsetAndMetadata om = committed == null ? null : committed.get(tp);
-      if (om == null) {
-        continue;
-      }
-      try {
-        checkpoints.put(tp, Checkpoint.parse(om.metadata()));
-      } catch (CheckpointFormatException e) {
-        if (unreadableLogged.add(tp)) {
-          LOG.warn(
-              "{}: the metadata committed with offset {} is not a checkpoint this version reads;"
-                  + " the partition starts without one ({})",
-              tp,
-              om.offset(),
-              e.getMessage());
-        }
-      }
+    Map<TopicPartition, OffsetAndMetadata> present = new HashMap<>();
+    if (committed != null) {
+      committed.forEach(
+          (tp, om) -> {
+            if (om != null) {
+              present.put(tp, om);
+            }
+          });
     }
-    return checkpoints;
+    return present;
+  }
+
+  /** The checkpoint in a committed offset's metadata; unreadable metadata is logged once. */
+  private Checkpoint parse(TopicPartition tp, OffsetAndMetadata om) {
+    try {
+      return Checkpoint.parse(om.metadata());
+    } catch (CheckpointFormatException e) {
+      if (unreadableLogged.add(tp)) {
+        LOG.warn(
+            "{}: the metadata committed with offset {} is not a checkpoint this version reads;"
+                + " the partition starts without one ({})",
+            tp,
+            om.offset(),
+            e.getMessage());
+      }
+      return Checkpoint.NONE;
+    }
   }
 
   private void forget(Collection<TopicPartition> partitions) {
@@ -897,6 +969,7 @@ public final class KafkaWindows<K, V, R> {
       // slowest partition's next records late once it is assigned again.
       known.sort(Comparator.comparingLong((TopicPartition tp) -> merged.frontier(tp)).reversed());
     }
+    WindowStats retiring = NO_STATS;
     for (TopicPartition tp : known) {
       PartitionState<K, V, R> p = assigned.remove(tp);
       if (alignment != null) {
@@ -904,27 +977,34 @@ public final class KafkaWindows<K, V, R> {
       }
       if (merged != null) {
         merged.remove(tp);
+        departed.put(tp, p); // its records stay in the merged windows
       } else {
-        retire(p.windows.stats());
+        retiring = sum(retiring, p.windows.stats());
+        dropUnreturned(tp);
       }
     }
-    publishPartitionWindows();
+    publishPartitionWindows(retiring);
   }
 
-  private void retire(WindowStats s) {
-    WindowStats r = retired;
-    retired =
-        new WindowStats(
-            r.accepted() + s.accepted(),
-            r.late() + s.late(),
-            r.futureEvents() + s.futureEvents(),
-            0,
-            0,
-            r.finalizedWindows() + s.finalizedWindows(),
-            0);
+  /** Drops the results of a revoked partition kept by a {@code pollFinalized()} that threw. */
+  private void dropUnreturned(TopicPartition tp) {
+    if (unreturned != null) {
+      unreturned.removeIf(r -> tp.equals(r.source()));
+    }
   }
 
-  private void publishPartitionWindows() {
+  private static WindowStats sum(WindowStats r, WindowStats s) {
+    return new WindowStats(
+        r.accepted() + s.accepted(),
+        r.late() + s.late(),
+        r.futureEvents() + s.futureEvents(),
+        0,
+        0,
+        r.finalizedWindows() + s.finalizedWindows(),
+        0);
+  }
+
+  private void publishPartitionWindows(WindowStats retiring) {
     if (merged != null) {
       return;
     }
@@ -933,7 +1013,7 @@ public final class KafkaWindows<K, V, R> {
     for (PartitionState<K, V, R> p : assigned.values()) {
       all[i++] = p.windows;
     }
-    partitionWindows = all;
+    view = new PartitionsView(all, sum(view.retired(), retiring)); // one volatile write
   }
 
   /** The mapper's output for one record. */
@@ -1169,8 +1249,10 @@ public final class KafkaWindows<K, V, R> {
     }
 
     /**
-     * Sets how long every assigned partition must have been without a record before the watermark
-     * advances to the wall clock. Default 90 seconds.
+     * Sets how long a partition ({@code PER_PARTITION}), or every partition of the instance ({@code
+     * MERGED}), must have been without a record, and not paused, since its last record or its
+     * assignment, before its watermark follows the wall clock minus the allowed lateness. Default
+     * 90 seconds.
      *
      * @param quietAdvanceAfter the quiet period, {@code > 0}
      * @return this builder

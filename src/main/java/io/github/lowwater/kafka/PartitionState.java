@@ -21,7 +21,7 @@ final class PartitionState<K, V, R> {
   final TumblingWindows<K, V, R> windows;
 
   /** The partition's handle in {@link #windows}: no hash lookup per record. */
-  final WatermarkTracker.Source source;
+  WatermarkTracker.Source source;
 
   final OffsetLedger ledger = new OffsetLedger();
 
@@ -46,6 +46,15 @@ final class PartitionState<K, V, R> {
   /** From the previous owner's checkpoint: the frontier as of the committed offset. */
   long restoredFrontierMillis = WatermarkTracker.NO_WATERMARK;
 
+  /** From the previous owner's checkpoint: the watermark as of the committed offset. */
+  long restoredWatermarkMillis = WatermarkTracker.NO_WATERMARK;
+
+  /**
+   * {@code MERGED}, a partition given back to the same instance: the records below this offset are
+   * in the merged windows already.
+   */
+  long processedBelowOffset;
+
   /** After {@code finishAll}: the newest window end the checkpoint may claim as written. */
   long finishedThroughMillis = Long.MAX_VALUE;
 
@@ -65,6 +74,19 @@ final class PartitionState<K, V, R> {
     writtenThroughMillis = checkpoint.writtenThroughMillis();
     readThroughOffset = checkpoint.readThroughOffset();
     restoredFrontierMillis = checkpoint.frontierMillis();
+    restoredWatermarkMillis = checkpoint.watermarkMillis();
+  }
+
+  /**
+   * {@code MERGED}: the partition was revoked and is given back to this instance; the consumer
+   * reads again from the committed offset, and what it had read is in the windows already.
+   *
+   * @param handle the partition's new handle in the windows (the old one was removed)
+   */
+  void rejoin(WatermarkTracker.Source handle) {
+    source = handle;
+    processedBelowOffset = Math.max(processedBelowOffset, nextOffset);
+    lastEnd = Long.MIN_VALUE;
   }
 
   /**
@@ -106,6 +128,8 @@ final class PartitionState<K, V, R> {
       frontier = ledger.frontierBefore(oldest);
     }
     long written = Math.max(writtenThroughMillis, returnedThroughMillis);
+    // Never below the previous owner's: the seed is clamped to the wall clock, the claim is not.
+    watermark = Math.max(watermark, restoredWatermarkMillis);
     Checkpoint checkpoint =
         new Checkpoint(
             Math.min(written, finishedThroughMillis),
