@@ -44,8 +44,9 @@ final class Alignment {
   /** Partitions paused by the alignment (not those the caller paused), in pause order. */
   private final Set<TopicPartition> paused = new LinkedHashSet<>();
 
-  private long pauses;
-  private long resumes;
+  // Written by the polling thread only, read by metrics reporters on any thread.
+  private volatile long pauses;
+  private volatile long resumes;
 
   Alignment(Consumer<?, ?> consumer, long maxDriftMillis) {
     this.consumer = consumer;

@@ -97,10 +97,10 @@ final class GroupWatermark {
       } else if (failures == WARN_AFTER) {
         LOG.warn(
             "could not read the group's committed checkpoints {} times in a row; groupWatermark"
-                + " stays at {}",
+                + " stays at {} (last: {})",
             failures,
             TimeMath.describeMillis(value()),
-            e);
+            e.toString());
       } else {
         LOG.debug("could not read the group's committed checkpoints ({} in a row)", failures, e);
       }

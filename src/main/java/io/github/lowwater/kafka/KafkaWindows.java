@@ -39,12 +39,14 @@ import org.slf4j.LoggerFactory;
  * partition's next owner needs travels in the metadata of its committed offset.
  *
  * <p><b>Not thread-safe; confine every call to the polling thread</b>, the thread that owns the
- * {@link Consumer} (the rebalance listener runs there too, inside {@code poll}). {@link
- * #watermark()}, {@link #groupWatermark()}, {@link #redeliveredRecords()}, {@link
- * #skippedRecords()} and {@link #stats()} may be read from any thread. {@link #onPoll} costs what
- * {@link TumblingWindows#add} costs per record, plus a little bookkeeping when a record opens a
- * window of its partition, plus per poll one clock read and O(assigned partitions); it allocates
- * per record only what the mapper allocates. No threads are started.
+ * {@link Consumer} (the rebalance listener runs there too, inside {@code poll}). The readings for a
+ * metrics reporter may be read from any thread: {@link #watermark()}, {@link #groupWatermark()},
+ * {@link #stats()}, {@link #partitions()}, {@link #frontier(TopicPartition)}, {@link
+ * #watermark(TopicPartition)} and every counter ({@link #redeliveredRecords()}, {@link
+ * #skippedRecords()}, {@link #quietAdvances()}, {@link #pauses()}, {@link #resumes()}). {@link
+ * #onPoll} costs what {@link TumblingWindows#add} costs per record, plus a little bookkeeping when
+ * a record opens a window of its partition, plus per poll one clock read and O(assigned
+ * partitions); it allocates per record only what the mapper allocates. No threads are started.
  *
  * <h2>Result scopes</h2>
  *
@@ -178,12 +180,15 @@ public final class KafkaWindows<K, V, R> {
    * The per-partition windows and the counters of those already dropped, republished as one
    * snapshot on every assignment change, so that another thread never sees a partition twice.
    */
-  private volatile PartitionsView view = new PartitionsView(NO_WINDOWS, NO_STATS);
+  private volatile PartitionsView view = new PartitionsView(NO_WINDOWS, NO_STATS, Map.of());
 
   private static final WindowStats NO_STATS = new WindowStats(0, 0, 0, 0, 0, 0, 0);
 
   /** What {@link #stats()} and {@link #watermark()} read from any thread. */
-  private record PartitionsView(TumblingWindows<?, ?, ?>[] windows, WindowStats retired) {}
+  private record PartitionsView(
+      TumblingWindows<?, ?, ?>[] windows,
+      WindowStats retired,
+      Map<TopicPartition, PartitionState<?, ?, ?>> partitions) {}
 
   /**
    * {@code PER_PARTITION}: results taken from some partitions' windows by a {@link
@@ -211,7 +216,7 @@ public final class KafkaWindows<K, V, R> {
   private boolean finished;
 
   private volatile long skippedRecords;
-  private long quietAdvances;
+  private volatile long quietAdvances;
 
   private KafkaWindows(Builder<? super V, R> builder) {
     this.config = builder;
@@ -383,10 +388,12 @@ public final class KafkaWindows<K, V, R> {
         try {
           process(p, r, mapper);
         } catch (RuntimeException | Error e) {
+          p.publishFrontier();
           rewind(records, tp, p, r.offset());
           throw e;
         }
       }
+      p.publishFrontier(); // once per partition and poll, for readers on other threads
     }
     afterRecords(nowNanos);
   }
@@ -657,27 +664,42 @@ public final class KafkaWindows<K, V, R> {
   }
 
   /**
-   * Returns the frontier of an assigned partition: the largest event time seen on it.
+   * Returns the assigned partitions, for a metrics reporter: a snapshot taken at the last
+   * assignment change. Any thread; no allocation.
+   *
+   * @return an unmodifiable set
+   */
+  public Set<TopicPartition> partitions() {
+    return view.partitions().keySet();
+  }
+
+  /**
+   * Returns the frontier of an assigned partition, the largest event time seen on it (by this owner
+   * or, through its checkpoint, by the previous ones), as of the end of the last {@link #onPoll}.
+   * Any thread.
    *
    * @param partition the partition
-   * @return the frontier in epoch milliseconds, or {@link WatermarkTracker#UNSEEN}
+   * @return the frontier in epoch milliseconds, or {@link WatermarkTracker#UNSEEN} if the partition
+   *     is not assigned or has not delivered
    * @throws NullPointerException if {@code partition} is null
    */
   public long frontier(TopicPartition partition) {
-    PartitionState<K, V, R> p = assigned.get(Objects.requireNonNull(partition, "partition"));
-    return p == null ? WatermarkTracker.UNSEEN : p.windows.frontier(p.source);
+    PartitionState<?, ?, ?> p =
+        view.partitions().get(Objects.requireNonNull(partition, "partition"));
+    return p == null ? WatermarkTracker.UNSEEN : p.publishedFrontier();
   }
 
   /**
    * Returns the watermark of an assigned partition: its own in {@code PER_PARTITION}, the
-   * instance's in {@code MERGED}. Polling thread.
+   * instance's in {@code MERGED}. Any thread.
    *
    * @param partition the partition
    * @return the watermark in epoch milliseconds, or {@link WatermarkTracker#NO_WATERMARK}
    * @throws NullPointerException if {@code partition} is null
    */
   public long watermark(TopicPartition partition) {
-    PartitionState<K, V, R> p = assigned.get(Objects.requireNonNull(partition, "partition"));
+    PartitionState<?, ?, ?> p =
+        view.partitions().get(Objects.requireNonNull(partition, "partition"));
     return p == null ? WatermarkTracker.NO_WATERMARK : p.windows.watermark();
   }
 
@@ -782,7 +804,7 @@ public final class KafkaWindows<K, V, R> {
   }
 
   /**
-   * Returns how many times the alignment paused a partition.
+   * Returns how many times the alignment paused a partition. Any thread.
    *
    * @return the number of pauses
    */
@@ -791,7 +813,7 @@ public final class KafkaWindows<K, V, R> {
   }
 
   /**
-   * Returns how many times the alignment resumed a partition.
+   * Returns how many times the alignment resumed a partition. Any thread.
    *
    * @return the number of resumes
    */
@@ -801,7 +823,7 @@ public final class KafkaWindows<K, V, R> {
 
   /**
    * Returns how many times a quiet-period advance moved a watermark (a partition's, or the
-   * instance's in {@code MERGED}).
+   * instance's in {@code MERGED}). Any thread.
    *
    * @return the number of quiet-period advances
    */
@@ -1005,15 +1027,18 @@ public final class KafkaWindows<K, V, R> {
   }
 
   private void publishPartitionWindows(WindowStats retiring) {
-    if (merged != null) {
-      return;
+    Map<TopicPartition, PartitionState<?, ?, ?>> partitions = new LinkedHashMap<>(assigned);
+    TumblingWindows<?, ?, ?>[] all = NO_WINDOWS;
+    if (merged == null) {
+      all = new TumblingWindows<?, ?, ?>[assigned.size()];
+      int i = 0;
+      for (PartitionState<K, V, R> p : assigned.values()) {
+        all[i++] = p.windows;
+      }
     }
-    TumblingWindows<?, ?, ?>[] all = new TumblingWindows<?, ?, ?>[assigned.size()];
-    int i = 0;
-    for (PartitionState<K, V, R> p : assigned.values()) {
-      all[i++] = p.windows;
-    }
-    view = new PartitionsView(all, sum(view.retired(), retiring)); // one volatile write
+    view = // one volatile write: readers see the partitions and the counters together
+        new PartitionsView(
+            all, sum(view.retired(), retiring), Collections.unmodifiableMap(partitions));
   }
 
   /** The mapper's output for one record. */

@@ -58,6 +58,9 @@ final class PartitionState<K, V, R> {
   /** After {@code finishAll}: the newest window end the checkpoint may claim as written. */
   long finishedThroughMillis = Long.MAX_VALUE;
 
+  /** The frontier as of the end of the last poll, for readers on other threads. */
+  private volatile long publishedFrontier = WatermarkTracker.UNSEEN;
+
   PartitionState(TopicPartition partition, TumblingWindows<K, V, R> windows, QuietAdvance quiet) {
     this.partition = partition;
     this.windows = windows;
@@ -75,6 +78,7 @@ final class PartitionState<K, V, R> {
     readThroughOffset = checkpoint.readThroughOffset();
     restoredFrontierMillis = checkpoint.frontierMillis();
     restoredWatermarkMillis = checkpoint.watermarkMillis();
+    publishedFrontier = restoredFrontierMillis;
   }
 
   /**
@@ -97,7 +101,17 @@ final class PartitionState<K, V, R> {
     return windowEndMillis <= writtenThroughMillis && offset < readThroughOffset;
   }
 
-  /** The partition's frontier, counting what the previous owners saw. */
+  /** Publishes the frontier for readers on other threads: once per partition and poll. */
+  void publishFrontier() {
+    publishedFrontier = frontier();
+  }
+
+  /** The frontier as of the last {@link #publishFrontier()}; any thread. */
+  long publishedFrontier() {
+    return publishedFrontier;
+  }
+
+  /** The partition's frontier, counting what the previous owners saw. Polling thread. */
   long frontier() {
     return Math.max(restoredFrontierMillis, windows.frontier(source));
   }

@@ -128,6 +128,31 @@ class KafkaWindowsTest {
     assertThat(windows.stats().accepted()).as("counters survive the hand-over").isEqualTo(3);
   }
 
+  /** What a metrics reporter reads: the last poll's frontiers, the assignment, any thread. */
+  @Test
+  void metricsReadingsComeFromTheLastPollAndFollowTheAssignment() throws Exception {
+    ManualClock clock = new ManualClock(NOW);
+    KafkaWindows<String, Long, Long> windows = builder(clock).build();
+    ConsumerRebalanceListener listener = windows.rebalanceListener();
+    listener.onPartitionsAssigned(List.of(P0, P1));
+    assertThat(windows.partitions()).containsExactly(P0, P1);
+    assertThat(windows.frontier(P0)).isEqualTo(io.github.lowwater.WatermarkTracker.UNSEEN);
+    feed(windows, record(P0, 0, T + MINUTE), record(P0, 1, T + 3 * MINUTE));
+    long[] read = new long[2];
+    Thread reporter =
+        new Thread(
+            () -> {
+              read[0] = windows.frontier(P0);
+              read[1] = windows.watermark(P0);
+            });
+    reporter.start();
+    reporter.join();
+    assertThat(read).containsExactly(T + 3 * MINUTE, T + 3 * MINUTE);
+    listener.onPartitionsRevoked(List.of(P0));
+    assertThat(windows.partitions()).containsExactly(P1);
+    assertThat(windows.frontier(P0)).isEqualTo(io.github.lowwater.WatermarkTracker.UNSEEN);
+  }
+
   // --- the quiet-period advance ----------------------------------------------------------------
 
   /** A partition that falls silent while the others are busy still closes its last window. */
