@@ -100,15 +100,22 @@ public final class WatermarkTracker {
   }
 
   private static final VarHandle FUTURE_EVENTS;
+  private static final VarHandle SUSPECT_TIME_UNITS;
 
   static {
     try {
       FUTURE_EVENTS =
           MethodHandles.lookup().findVarHandle(WatermarkTracker.class, "futureEvents", long.class);
+      SUSPECT_TIME_UNITS =
+          MethodHandles.lookup()
+              .findVarHandle(WatermarkTracker.class, "suspectTimeUnits", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
+
+  /** Sources whose first event looked like the wrong unit; published through SUSPECT_TIME_UNITS. */
+  private long suspectTimeUnits;
 
   /** {@link #maxFutureSkewMillis} when the future-timestamp guard is off. */
   static final long NO_FUTURE_GUARD = Long.MAX_VALUE;
@@ -276,6 +283,9 @@ public final class WatermarkTracker {
       return;
     }
     if (eventTimeMillis > s.frontier) {
+      if (s.frontier == UNSEEN) {
+        checkTimeUnit(s, eventTimeMillis); // the source's first event: a cold path
+      }
       s.frontier = eventTimeMillis;
     }
     if (strategy == WatermarkStrategy.BOUNDED_OUT_OF_ORDERNESS) {
@@ -697,6 +707,51 @@ public final class WatermarkTracker {
       raise(heap[0].contribution);
     }
     fireDueTimers();
+  }
+
+  /**
+   * Event times below this, 1973-03-03, look like epoch seconds when the wall clock is past {@link
+   * #WALL_CLOCK_SECONDS_CHECK_FROM}: a timestamp in seconds today is about 1.8e9.
+   */
+  static final long SECONDS_SUSPECT_BELOW = 100_000_000_000L;
+
+  /** Event times above this, 5138-11-16, look like epoch microseconds (about 1.8e15 today). */
+  static final long MICROS_SUSPECT_ABOVE = 100_000_000_000_000L;
+
+  /** 2001-01-01T00:00:00Z: before it, a small event time may be real. */
+  static final long WALL_CLOCK_SECONDS_CHECK_FROM = 978_307_200_000L;
+
+  /**
+   * The first event of a source in the wrong unit (seconds or microseconds instead of milliseconds)
+   * puts every event in 1970 or far in the future: warn once per source, and count.
+   */
+  private void checkTimeUnit(Source s, long eventTimeMillis) {
+    String unit = null;
+    if (eventTimeMillis > MICROS_SUSPECT_ABOVE) {
+      unit = "microseconds (divide by 1,000)";
+    } else if (eventTimeMillis < SECONDS_SUSPECT_BELOW
+        && clock.wallMillis() > WALL_CLOCK_SECONDS_CHECK_FROM) {
+      unit = "seconds (multiply by 1,000)";
+    }
+    if (unit != null) {
+      SUSPECT_TIME_UNITS.setRelease(this, suspectTimeUnits + 1);
+      LOG.warn(
+          "source {}: its first event time {} looks like epoch {}, not milliseconds; check the"
+              + " event-time extractor",
+          s.key,
+          TimeMath.describeMillis(eventTimeMillis),
+          unit);
+    }
+  }
+
+  /**
+   * Returns the number of sources whose first event time looked like epoch seconds or microseconds
+   * rather than milliseconds (each logged once at WARN). Any thread.
+   *
+   * @return the number of sources with a suspect time unit
+   */
+  public long suspectTimeUnits() {
+    return (long) SUSPECT_TIME_UNITS.getAcquire(this);
   }
 
   private void countFutureEvent(Object key) {

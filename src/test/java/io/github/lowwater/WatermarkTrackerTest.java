@@ -628,4 +628,41 @@ class WatermarkTrackerTest {
       assertThat(tracker.toString()).contains("watermark=0");
     }
   }
+
+  /** The unit mistake: event times in seconds or microseconds instead of milliseconds. */
+  @Nested
+  class TimeUnits {
+
+    @Test
+    void aFirstEventThatLooksLikeSecondsOrMicrosecondsIsCountedOncePerSource() {
+      ManualClock clock = new ManualClock(Instant.parse("2026-11-29T12:00:00Z"));
+      WatermarkTracker t = WatermarkTracker.builder().clock(clock).build();
+      long seconds = clock.wallMillis() / 1_000;
+      t.observe("seconds", seconds);
+      t.observe("seconds", seconds + 1); // the same source: counted once
+      t.observe("micros", clock.wallMillis() * 1_000);
+      t.observe("millis", clock.wallMillis());
+      assertThat(t.suspectTimeUnits()).isEqualTo(2);
+    }
+
+    @Test
+    void theBoundsAreExclusiveAndSmallTimesAreFineWhileTheWallClockIsBefore2001() {
+      ManualClock clock = new ManualClock(Instant.parse("2026-11-29T12:00:00Z"));
+      WatermarkTracker t = WatermarkTracker.builder().clock(clock).build();
+      t.observe("a", WatermarkTracker.SECONDS_SUSPECT_BELOW);
+      t.observe("b", WatermarkTracker.MICROS_SUSPECT_ABOVE);
+      assertThat(t.suspectTimeUnits()).isZero();
+      t.observe("c", WatermarkTracker.SECONDS_SUSPECT_BELOW - 1);
+      t.observe("d", WatermarkTracker.MICROS_SUSPECT_ABOVE + 1);
+      assertThat(t.suspectTimeUnits()).isEqualTo(2);
+      WatermarkTracker early =
+          WatermarkTracker.builder()
+              .clock(
+                  new ManualClock(
+                      Instant.ofEpochMilli(WatermarkTracker.WALL_CLOCK_SECONDS_CHECK_FROM)))
+              .build();
+      early.observe("p", 1_000);
+      assertThat(early.suspectTimeUnits()).isZero();
+    }
+  }
 }
