@@ -75,4 +75,38 @@ class ArchitectureTest {
         .because("kafka-clients is the one optional dependency this package may use")
         .check(production);
   }
+
+  @Test
+  void theMicrometerBindersDependOnlyOnTheCoreKafkaMicrometerAndTheJdk() {
+    classes()
+        .that()
+        .resideInAPackage("io.github.lowwater.micrometer")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(
+            "java..",
+            "org.slf4j..",
+            "io.micrometer..",
+            "org.apache.kafka..",
+            "io.github.lowwater",
+            "io.github.lowwater.window",
+            "io.github.lowwater.align",
+            "io.github.lowwater.internal",
+            "io.github.lowwater.kafka",
+            "io.github.lowwater.micrometer")
+        .because("micrometer-core is the one optional dependency this package adds")
+        .check(production);
+  }
+
+  @Test
+  void noOtherPackageDependsOnMicrometer() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("io.github.lowwater.micrometer")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("io.micrometer..", "io.github.lowwater.micrometer..")
+        .because("the core and the Kafka integration must stay usable without Micrometer")
+        .check(production);
+  }
 }

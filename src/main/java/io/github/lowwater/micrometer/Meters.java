@@ -1,0 +1,118 @@
+package io.github.lowwater.micrometer;
+
+import io.github.lowwater.WatermarkTracker;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.BaseUnits;
+import java.util.List;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The names, units and descriptions of the meters, in one place, and the two ways they are
+ * registered: a gauge or a function counter that holds the measured object weakly (Micrometer's
+ * default), so that a registry never keeps a facade alive. Stateless; any thread.
+ */
+final class Meters {
+
+  static final String WATERMARK_LAG = "lowwater.watermark.lag";
+  static final String GROUP_WATERMARK_LAG = "lowwater.group.watermark.lag";
+  static final String PARTITION_FRONTIER_LAG = "lowwater.partition.frontier.lag";
+  static final String PARTITION_WATERMARK_LAG = "lowwater.partition.watermark.lag";
+  static final String SOURCES_ACTIVE = "lowwater.sources.active";
+  static final String PARTITIONS_ASSIGNED = "lowwater.partitions.assigned";
+  static final String WINDOWS_OPEN = "lowwater.windows.open";
+  static final String ENTRIES_OPEN = "lowwater.entries.open";
+  static final String WINDOWS_FINALIZED = "lowwater.windows.finalized";
+  static final String EVENTS_ACCEPTED = "lowwater.events.accepted";
+  static final String EVENTS_LATE = "lowwater.events.late";
+  static final String EVENTS_FUTURE = "lowwater.events.future";
+  static final String SOURCES_SUSPECT_TIME_UNIT = "lowwater.sources.suspect.time.unit";
+  static final String RECORDS_REDELIVERED = "lowwater.records.redelivered";
+  static final String RECORDS_SKIPPED = "lowwater.records.skipped";
+  static final String QUIET_ADVANCES = "lowwater.quiet.advances";
+  static final String ALIGNMENT_PAUSES = "lowwater.alignment.pauses";
+  static final String ALIGNMENT_RESUMES = "lowwater.alignment.resumes";
+
+  static final String MILLISECONDS = "milliseconds"; // BaseUnits.MILLISECONDS is "ms"
+  static final String EVENTS = BaseUnits.EVENTS;
+  static final String RECORDS = "records";
+  static final String SOURCES = "sources";
+  static final String PARTITIONS = "partitions";
+  static final String WINDOWS = "windows";
+  static final String ENTRIES = "entries";
+  static final String ADVANCES = "advances";
+  static final String PAUSES = "pauses";
+  static final String RESUMES = "resumes";
+
+  /** The tag keys of the per-partition meters. */
+  static final String TOPIC = "topic";
+
+  static final String PARTITION = "partition";
+
+  static final String WATERMARK_LAG_DESCRIPTION =
+      "How far the watermark trails the wall clock, in milliseconds; NaN before the first"
+          + " watermark and after the end of the input";
+
+  private Meters() {}
+
+  /**
+   * Returns {@code wallMillis - watermarkMillis} as a double (which cannot overflow), or NaN when
+   * the watermark is a sentinel: {@link WatermarkTracker#NO_WATERMARK} (no watermark yet) or {@link
+   * WatermarkTracker#UNSEEN} (a frontier not seen), both {@code Long.MIN_VALUE}, or {@code
+   * Long.MAX_VALUE} (the end of the input). A sentinel would otherwise plot as a lag of 292 million
+   * years.
+   */
+  static double lagMillis(long wallMillis, long watermarkMillis) {
+    if (watermarkMillis == WatermarkTracker.NO_WATERMARK
+        || watermarkMillis == WatermarkTracker.UNSEEN
+        || watermarkMillis == Long.MAX_VALUE) {
+      return Double.NaN;
+    }
+    return (double) wallMillis - (double) watermarkMillis;
+  }
+
+  /** Whether {@code list} holds {@code o} itself (registries are compared by identity). */
+  static boolean containsIdentical(List<?> list, Object o) {
+    for (Object e : list) {
+      if (e == o) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Registers a gauge that holds {@code obj} weakly; {@code fn} must not capture a binder. */
+  static <T> Meter gauge(
+      MeterRegistry registry,
+      String name,
+      String description,
+      String baseUnit,
+      Tags tags,
+      T obj,
+      ToDoubleFunction<T> fn) {
+    return Gauge.builder(name, obj, fn)
+        .description(description)
+        .baseUnit(baseUnit)
+        .tags(tags)
+        .register(registry);
+  }
+
+  /** Registers a function counter that holds {@code obj} weakly; {@code fn} must be monotonic. */
+  static <T> Meter counter(
+      MeterRegistry registry,
+      String name,
+      String description,
+      String baseUnit,
+      Tags tags,
+      T obj,
+      ToDoubleFunction<T> fn) {
+    return FunctionCounter.builder(name, obj, fn)
+        .description(description)
+        .baseUnit(baseUnit)
+        .tags(tags)
+        .register(registry);
+  }
+}

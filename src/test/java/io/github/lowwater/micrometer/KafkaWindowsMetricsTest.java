@@ -1,0 +1,277 @@
+package io.github.lowwater.micrometer;
+
+import static io.github.lowwater.micrometer.Fixtures.MINUTE;
+import static io.github.lowwater.micrometer.Fixtures.NOW;
+import static io.github.lowwater.micrometer.Fixtures.P0;
+import static io.github.lowwater.micrometer.Fixtures.P1;
+import static io.github.lowwater.micrometer.Fixtures.P2;
+import static io.github.lowwater.micrometer.Fixtures.T;
+import static io.github.lowwater.micrometer.Fixtures.describe;
+import static io.github.lowwater.micrometer.Fixtures.record;
+import static io.github.lowwater.micrometer.Fixtures.records;
+import static io.github.lowwater.micrometer.Fixtures.value;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.lowwater.ManualClock;
+import io.github.lowwater.kafka.KafkaWindows;
+import io.github.lowwater.kafka.ResultScope;
+import io.github.lowwater.window.Aggregators;
+import io.github.lowwater.window.WindowResult;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link KafkaWindowsMetrics} read through a {@link SimpleMeterRegistry}, fed hand-built records
+ * without a broker.
+ */
+class KafkaWindowsMetricsTest {
+
+  static final Tags GROUP = Tags.of("group", "counter");
+
+  final ManualClock clock = new ManualClock(NOW);
+  final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+  KafkaWindows.Builder<Long, Long> builder(Duration lateness) {
+    return KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.sumLong())
+        .allowedLateness(lateness)
+        .clock(clock);
+  }
+
+  /** One poll: every record counts 1 under key {@code "k"}; a {@code null} value is skipped. */
+  static void feed(KafkaWindows<String, Long, Long> windows, ConsumerRecords<String, String> rs) {
+    windows.onPoll(rs, ConsumerRecord::key, r -> r.value() == null ? null : 1L);
+  }
+
+  static Tags partition(TopicPartition tp) {
+    return GROUP.and("topic", tp.topic()).and("partition", Integer.toString(tp.partition()));
+  }
+
+  @Test
+  void bindsTheInstanceAndPartitionMetersWithTheirUnitsTagsAndValues() {
+    KafkaWindows<String, Long, Long> windows = builder(Duration.ZERO).build();
+    windows.rebalanceListener().onPartitionsAssigned(List.of(P0, P1));
+    new KafkaWindowsMetrics(windows, GROUP, clock).bindTo(registry);
+    assertThat(describe(registry))
+        .containsExactly(
+            "lowwater.alignment.pauses COUNTER pauses [group=counter]",
+            "lowwater.alignment.resumes COUNTER resumes [group=counter]",
+            "lowwater.entries.open GAUGE entries [group=counter]",
+            "lowwater.events.accepted COUNTER events [group=counter]",
+            "lowwater.events.future COUNTER events [group=counter]",
+            "lowwater.events.late COUNTER events [group=counter]",
+            "lowwater.group.watermark.lag GAUGE milliseconds [group=counter]",
+            "lowwater.partition.frontier.lag GAUGE milliseconds"
+                + " [group=counter,partition=0,topic=arrivals]",
+            "lowwater.partition.frontier.lag GAUGE milliseconds"
+                + " [group=counter,partition=1,topic=arrivals]",
+            "lowwater.partition.watermark.lag GAUGE milliseconds"
+                + " [group=counter,partition=0,topic=arrivals]",
+            "lowwater.partition.watermark.lag GAUGE milliseconds"
+                + " [group=counter,partition=1,topic=arrivals]",
+            "lowwater.partitions.assigned GAUGE partitions [group=counter]",
+            "lowwater.quiet.advances COUNTER advances [group=counter]",
+            "lowwater.records.redelivered COUNTER records [group=counter]",
+            "lowwater.records.skipped COUNTER records [group=counter]",
+            "lowwater.watermark.lag GAUGE milliseconds [group=counter]",
+            "lowwater.windows.finalized COUNTER windows [group=counter]",
+            "lowwater.windows.open GAUGE windows [group=counter]");
+    assertThat(value(registry, "lowwater.watermark.lag", GROUP)).isNaN();
+    assertThat(value(registry, "lowwater.partition.frontier.lag", partition(P0))).isNaN();
+
+    clock.advance(Duration.ofMinutes(10)); // the wall clock is at T + 10 min
+    feed(
+        windows,
+        records(
+            record(P0, 0, T + MINUTE),
+            record(P0, 1, T + 6 * MINUTE), // P0's watermark is T + 6 min: its [T, T + 5) closes
+            record(P0, 2, T + 4 * MINUTE, null), // no value: skipped
+            record(P0, 3, T + 3 * MINUTE), // late on P0
+            record(P1, 0, T + 2 * MINUTE)));
+
+    assertThat(value(registry, "lowwater.partition.frontier.lag", partition(P0)))
+        .isEqualTo(4.0 * MINUTE);
+    assertThat(value(registry, "lowwater.partition.watermark.lag", partition(P0)))
+        .isEqualTo(4.0 * MINUTE);
+    assertThat(value(registry, "lowwater.partition.frontier.lag", partition(P1)))
+        .isEqualTo(8.0 * MINUTE);
+    assertThat(value(registry, "lowwater.partition.watermark.lag", partition(P1)))
+        .isEqualTo(8.0 * MINUTE);
+    assertThat(value(registry, "lowwater.watermark.lag", GROUP))
+        .as("the instance's watermark is the slowest partition's")
+        .isEqualTo(8.0 * MINUTE);
+    assertThat(value(registry, "lowwater.group.watermark.lag", GROUP))
+        .as("without a consumer there is no group watermark")
+        .isNaN();
+    assertThat(value(registry, "lowwater.partitions.assigned", GROUP)).isEqualTo(2.0);
+    assertThat(value(registry, "lowwater.windows.open", GROUP)).isEqualTo(2.0);
+    assertThat(value(registry, "lowwater.entries.open", GROUP)).isEqualTo(2.0);
+    assertThat(value(registry, "lowwater.windows.finalized", GROUP)).isEqualTo(1.0);
+    assertThat(value(registry, "lowwater.events.accepted", GROUP)).isEqualTo(3.0);
+    assertThat(value(registry, "lowwater.events.late", GROUP)).isEqualTo(1.0);
+    assertThat(value(registry, "lowwater.events.future", GROUP)).isZero();
+    assertThat(value(registry, "lowwater.records.skipped", GROUP)).isEqualTo(1.0);
+    assertThat(value(registry, "lowwater.records.redelivered", GROUP)).isZero();
+    assertThat(value(registry, "lowwater.quiet.advances", GROUP)).isZero();
+    assertThat(value(registry, "lowwater.alignment.pauses", GROUP)).isZero();
+    assertThat(value(registry, "lowwater.alignment.resumes", GROUP)).isZero();
+  }
+
+  @Test
+  void aPartitionThatLeavesLosesItsMetersAtTheNextRefresh() {
+    KafkaWindows<String, Long, Long> windows = builder(Duration.ZERO).build();
+    ConsumerRebalanceListener listener = windows.rebalanceListener();
+    listener.onPartitionsAssigned(List.of(P0, P1));
+    KafkaWindowsMetrics metrics = new KafkaWindowsMetrics(windows, GROUP, clock);
+    SimpleMeterRegistry other = new SimpleMeterRegistry();
+    metrics.bindTo(registry);
+    metrics.bindTo(other);
+    feed(windows, records(record(P0, 0, T - MINUTE), record(P1, 0, T - 2 * MINUTE)));
+    assertThat(value(registry, "lowwater.partition.frontier.lag", partition(P1)))
+        .isEqualTo(2.0 * MINUTE);
+
+    listener.onPartitionsRevoked(List.of(P1));
+    assertThat(value(registry, "lowwater.partition.frontier.lag", partition(P1)))
+        .as("before the refresh: NaN, never the stale value")
+        .isNaN();
+    metrics.refresh();
+    for (SimpleMeterRegistry r : List.of(registry, other)) {
+      assertThat(r.find("lowwater.partition.frontier.lag").tag("partition", "1").meters())
+          .isEmpty();
+      assertThat(r.find("lowwater.partition.watermark.lag").tag("partition", "1").meters())
+          .isEmpty();
+      assertThat(value(r, "lowwater.partition.frontier.lag", partition(P0))).isEqualTo(MINUTE);
+    }
+    assertThat(metrics.partitionsWithMeters()).containsExactly(P0);
+
+    listener.onPartitionsAssigned(List.of(P2));
+    metrics.refresh();
+    assertThat(metrics.partitionsWithMeters()).containsExactlyInAnyOrder(P0, P2);
+    assertThat(value(other, "lowwater.partition.frontier.lag", partition(P2))).isNaN();
+    feed(windows, records(record(P2, 0, T)));
+    assertThat(value(other, "lowwater.partition.frontier.lag", partition(P2))).isZero();
+
+    metrics.close();
+    assertThat(registry.getMeters()).isEmpty();
+    assertThat(other.getMeters()).isEmpty();
+  }
+
+  @Test
+  void aRefreshBeforeBindingRegistersTheKnownPartitionsOnBind() {
+    KafkaWindows<String, Long, Long> windows = builder(Duration.ZERO).build();
+    windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    KafkaWindowsMetrics metrics = new KafkaWindowsMetrics(windows, GROUP, clock);
+    metrics.refresh();
+    metrics.bindTo(registry);
+    assertThat(registry.find("lowwater.partition.frontier.lag").meters()).hasSize(1);
+    assertThat(registry.find("lowwater.partition.watermark.lag").meters()).hasSize(1);
+  }
+
+  @Test
+  void bindingAgainRefreshesAndACloseThenBindRegistersEveryMeterAgain() {
+    KafkaWindows<String, Long, Long> windows = builder(Duration.ZERO).build();
+    windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    KafkaWindowsMetrics metrics = new KafkaWindowsMetrics(windows, GROUP, clock);
+    metrics.bindTo(registry);
+    assertThat(registry.getMeters()).hasSize(14 + 2);
+    windows.rebalanceListener().onPartitionsAssigned(List.of(P1));
+    metrics.bindTo(registry); // already bound: only refreshes
+    assertThat(registry.getMeters()).hasSize(14 + 4);
+    metrics.close();
+    assertThat(registry.getMeters()).isEmpty();
+    metrics.bindTo(registry);
+    assertThat(registry.getMeters()).hasSize(14 + 4);
+    assertThat(metrics.partitionsWithMeters()).containsExactlyInAnyOrder(P0, P1);
+  }
+
+  @Test
+  void theQuietPeriodAdvanceIsCounted() {
+    KafkaWindows<String, Long, Long> windows =
+        builder(Duration.ofMinutes(1)).quietAdvanceAfter(Duration.ofSeconds(90)).build();
+    KafkaWindowsMetrics metrics = new KafkaWindowsMetrics(windows, GROUP, clock);
+    metrics.bindTo(registry);
+    windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    feed(windows, records(record(P0, 0, T)));
+    metrics.refresh(); // as the loop does after each poll: P0's meters appear
+    clock.advance(Duration.ofSeconds(100));
+    feed(windows, records());
+    assertThat(windows.quietAdvances()).isPositive();
+    assertThat(value(registry, "lowwater.quiet.advances", GROUP))
+        .isEqualTo((double) windows.quietAdvances());
+    assertThat(value(registry, "lowwater.partition.watermark.lag", partition(P0)))
+        .as("advanced to the wall clock minus the allowed lateness")
+        .isEqualTo(1.0 * MINUTE);
+  }
+
+  @Test
+  void theAlignmentsPausesAndResumesAreCounted() {
+    MockConsumer<String, String> consumer = new MockConsumer<>("earliest");
+    consumer.assign(List.of(P0, P1));
+    consumer.updateBeginningOffsets(Map.of(P0, 0L, P1, 0L));
+    KafkaWindows<String, Long, Long> windows =
+        builder(Duration.ofMinutes(1))
+            .resultScope(ResultScope.MERGED)
+            .consumer(consumer)
+            .maxDrift(Duration.ofMinutes(10))
+            .build();
+    new KafkaWindowsMetrics(windows, GROUP, clock).bindTo(registry);
+    feed(windows, records(record(P0, 0, T), record(P1, 0, T + 20 * MINUTE))); // P1 21 min ahead
+    assertThat(value(registry, "lowwater.alignment.pauses", GROUP)).isEqualTo(1.0);
+    feed(windows, records(record(P0, 1, T + 15 * MINUTE))); // P1 is 6 min ahead: resumed
+    assertThat(value(registry, "lowwater.alignment.pauses", GROUP)).isEqualTo(1.0);
+    assertThat(value(registry, "lowwater.alignment.resumes", GROUP)).isEqualTo(1.0);
+  }
+
+  /**
+   * A second owner re-reads a record of a window the first owner wrote (its checkpoint says so):
+   * counted as redelivered, not late.
+   */
+  @Test
+  void recordsOfAWindowThePreviousOwnerWroteAreCountedAsRedelivered() {
+    KafkaWindows<String, Long, Long> first = builder(Duration.ZERO).build();
+    first.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    feed(
+        first,
+        records(
+            record(P0, 0, T + MINUTE), record(P0, 1, T + 7 * MINUTE), record(P0, 2, T + MINUTE)));
+    assertThat(first.pollFinalized()).extracting(WindowResult::start).containsExactly(T);
+    Map<TopicPartition, OffsetAndMetadata> committed = first.committableOffsets();
+    assertThat(committed.get(P0).offset()).isEqualTo(1);
+
+    MockConsumer<String, String> consumer = new MockConsumer<>("earliest");
+    KafkaWindows<String, Long, Long> second = builder(Duration.ZERO).consumer(consumer).build();
+    new KafkaWindowsMetrics(second, GROUP, clock).bindTo(registry);
+    consumer.subscribe(List.of(P0.topic()), second.rebalanceListener());
+    consumer.commitSync(committed);
+    consumer.updateBeginningOffsets(Map.of(P0, 0L));
+    consumer.rebalance(List.of(P0));
+    feed(second, records(record(P0, 1, T + 7 * MINUTE), record(P0, 2, T + MINUTE)));
+
+    assertThat(value(registry, "lowwater.records.redelivered", GROUP)).isEqualTo(1.0);
+    assertThat(value(registry, "lowwater.events.late", GROUP)).isZero();
+  }
+
+  @Test
+  void tagsThatTheMetersAddAreRejected() {
+    KafkaWindows<String, Long, Long> windows = builder(Duration.ZERO).build();
+    assertThatThrownBy(() -> new KafkaWindowsMetrics(windows, Tags.of("partition", "x")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("partition");
+    assertThatThrownBy(() -> new KafkaWindowsMetrics(windows, Tags.of("topic", "x")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("topic");
+    assertThatThrownBy(() -> new KafkaWindowsMetrics(windows, GROUP, null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("clock");
+  }
+}
