@@ -275,24 +275,7 @@ class WatermarkTrackerTest {
     @Test
     void clockGoingBackwardsIsClampedSoActivityKeepsItsOrder() {
       long[] nanos = {0};
-      Clock jumpy =
-          new Clock() {
-            @Override
-            public long monotonicNanos() {
-              return nanos[0];
-            }
-
-            @Override
-            public long wallMillis() {
-              return 0;
-            }
-          };
-      WatermarkTracker t =
-          WatermarkTracker.builder()
-              .idleTimeout(Duration.ofNanos(100))
-              .allowedLateness(Duration.ZERO)
-              .clock(jumpy)
-              .build();
+      WatermarkTracker t = onJumpyClock(nanos);
       nanos[0] = 1_000;
       t.observe("a", 10);
       nanos[0] = 500; // backwards: read as 1_000
@@ -313,24 +296,7 @@ class WatermarkTrackerTest {
     @Test
     void aSourceSeenWhileTheClockRanBackwardsIsTimedFromTheClampedReading() {
       long[] nanos = {0};
-      Clock jumpy =
-          new Clock() {
-            @Override
-            public long monotonicNanos() {
-              return nanos[0];
-            }
-
-            @Override
-            public long wallMillis() {
-              return 0;
-            }
-          };
-      WatermarkTracker t =
-          WatermarkTracker.builder()
-              .idleTimeout(Duration.ofNanos(100))
-              .allowedLateness(Duration.ZERO)
-              .clock(jumpy)
-              .build();
+      WatermarkTracker t = onJumpyClock(nanos);
       nanos[0] = 1_000;
       t.observe("a", 10);
       nanos[0] = 500; // backwards: read as 1_000
@@ -664,5 +630,29 @@ class WatermarkTrackerTest {
       early.observe("p", 1_000);
       assertThat(early.suspectTimeUnits()).isZero();
     }
+  }
+
+  /**
+   * A tracker with a 100 ns idle timeout and no lateness on a clock whose monotonic reading is
+   * {@code nanos[0]}, free to go backwards.
+   */
+  static WatermarkTracker onJumpyClock(long[] nanos) {
+    Clock jumpy =
+        new Clock() {
+          @Override
+          public long monotonicNanos() {
+            return nanos[0];
+          }
+
+          @Override
+          public long wallMillis() {
+            return 0;
+          }
+        };
+    return WatermarkTracker.builder()
+        .idleTimeout(Duration.ofNanos(100))
+        .allowedLateness(Duration.ZERO)
+        .clock(jumpy)
+        .build();
   }
 }

@@ -98,13 +98,14 @@ final class Alignment {
           pauses++;
         }
       }
-      LOG.debug("alignment paused {} at watermark {}", toPause, QuietAdvance.describe(watermark));
+      LOG.debug("alignment paused {} at watermark {}", toPause, TimeMath.describeMillis(watermark));
     }
     if (toResume != null) {
       consumer.resume(toResume);
       toResume.forEach(paused::remove);
       resumes += toResume.size();
-      LOG.debug("alignment resumed {} at watermark {}", toResume, QuietAdvance.describe(watermark));
+      LOG.debug(
+          "alignment resumed {} at watermark {}", toResume, TimeMath.describeMillis(watermark));
     }
   }
 

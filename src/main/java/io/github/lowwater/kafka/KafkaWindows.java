@@ -204,11 +204,6 @@ public final class KafkaWindows<K, V, R> {
 
   private volatile long redeliveredRecords;
 
-  /**
-   * Late records of windows a previous owner wrote, beyond its read position; in stats().late().
-   */
-  private volatile long lateOfWrittenWindows;
-
   /** {@code MERGED}: partitions revoked or lost in this rebalance, in case they come back. */
   private final Map<TopicPartition, PartitionState<K, V, R>> departed = new HashMap<>();
 
@@ -434,9 +429,8 @@ public final class KafkaWindows<K, V, R> {
         lateRecordHandler.onLateRecord(
             r, LateRecordHandler.Reason.LATE, t, end, p.writtenThroughMillis);
       }
-      lateOfWrittenWindows++;
       p.nextOffset = offset + 1;
-      p.windows.observe(p.source, t);
+      p.windows.observeLate(p.source, t);
       return;
     }
     long watermark = p.windows.watermark();
@@ -747,24 +741,13 @@ public final class KafkaWindows<K, V, R> {
    * @return the counters
    */
   public WindowStats stats() {
-    long extraLate = lateOfWrittenWindows;
     if (merged != null) {
-      WindowStats s = merged.stats();
-      return extraLate == 0
-          ? s
-          : new WindowStats(
-              s.accepted(),
-              s.late() + extraLate,
-              s.futureEvents(),
-              s.openWindows(),
-              s.openEntries(),
-              s.finalizedWindows(),
-              s.watermark());
+      return merged.stats();
     }
     PartitionsView v = view;
     WindowStats r = v.retired();
     long accepted = r.accepted();
-    long late = r.late() + extraLate;
+    long late = r.late();
     long future = r.futureEvents();
     long openWindows = 0;
     long openEntries = 0;
@@ -929,8 +912,8 @@ public final class KafkaWindows<K, V, R> {
         LOG.debug(
             "{} assigned at checkpoint: written through {}, watermark {}, read through offset {}",
             tp,
-            QuietAdvance.describe(checkpoint.writtenThroughMillis()),
-            QuietAdvance.describe(checkpoint.watermarkMillis()),
+            TimeMath.describeMillis(checkpoint.writtenThroughMillis()),
+            TimeMath.describeMillis(checkpoint.watermarkMillis()),
             checkpoint.readThroughOffset());
       }
     }

@@ -78,8 +78,8 @@ final class QuietAdvance {
                 + " quietAdvanceMaxLag {} ms (a replay or backfill?): not advancing to the wall"
                 + " clock, which would make that data late",
             subject,
-            describe(watermarkMillis),
-            describe(wallMillis),
+            TimeMath.describeMillis(watermarkMillis),
+            TimeMath.describeMillis(wallMillis),
             lag,
             maxLagMillis);
       }
@@ -93,13 +93,8 @@ final class QuietAdvance {
               + " until the next record",
           subject,
           (nowNanos - quietSinceNanos) / 1_000_000L,
-          describe(wallMillis));
+          TimeMath.describeMillis(wallMillis));
     }
     return true;
-  }
-
-  /** See {@link TimeMath#describeMillis(long)}. */
-  static String describe(long millis) {
-    return TimeMath.describeMillis(millis);
   }
 }

@@ -17,8 +17,6 @@ import static io.github.lowwater.micrometer.Meters.RECORDS_REDELIVERED;
 import static io.github.lowwater.micrometer.Meters.RECORDS_SKIPPED;
 import static io.github.lowwater.micrometer.Meters.RESUMES;
 import static io.github.lowwater.micrometer.Meters.TOPIC;
-import static io.github.lowwater.micrometer.Meters.WATERMARK_LAG;
-import static io.github.lowwater.micrometer.Meters.WATERMARK_LAG_DESCRIPTION;
 
 import io.github.lowwater.Clock;
 import io.github.lowwater.kafka.KafkaWindows;
@@ -160,14 +158,8 @@ public final class KafkaWindowsMetrics implements MeterBinder, AutoCloseable {
     Clock wall = clock; // the meters' functions capture the clock, never this binder
     meters.add(
         registry,
-        Meters.gauge(
-            registry,
-            WATERMARK_LAG,
-            WATERMARK_LAG_DESCRIPTION,
-            MILLISECONDS,
-            tags,
-            windows,
-            w -> Meters.lagMillis(wall.wallMillis(), w.watermark())));
+        Meters.watermarkLag(
+            registry, tags, windows, w -> wall.wallMillis(), KafkaWindows::watermark));
     meters.add(
         registry,
         Meters.gauge(

@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.BaseUnits;
 import java.util.List;
 import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * The names, units and descriptions of the meters, in one place, and the two ways they are
@@ -98,6 +99,26 @@ final class Meters {
         .baseUnit(baseUnit)
         .tags(tags)
         .register(registry);
+  }
+
+  /**
+   * Registers {@link #WATERMARK_LAG}, the one meter every binder has: {@code wallMillis} minus
+   * {@code watermarkMillis} of {@code obj}, through {@link #lagMillis}.
+   */
+  static <T> Meter watermarkLag(
+      MeterRegistry registry,
+      Tags tags,
+      T obj,
+      ToLongFunction<T> wallMillis,
+      ToLongFunction<T> watermarkMillis) {
+    return gauge(
+        registry,
+        WATERMARK_LAG,
+        WATERMARK_LAG_DESCRIPTION,
+        MILLISECONDS,
+        tags,
+        obj,
+        o -> lagMillis(wallMillis.applyAsLong(o), watermarkMillis.applyAsLong(o)));
   }
 
   /** Registers a function counter that holds {@code obj} weakly; {@code fn} must be monotonic. */

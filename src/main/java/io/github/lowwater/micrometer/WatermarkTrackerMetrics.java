@@ -2,12 +2,9 @@ package io.github.lowwater.micrometer;
 
 import static io.github.lowwater.micrometer.Meters.EVENTS;
 import static io.github.lowwater.micrometer.Meters.EVENTS_FUTURE;
-import static io.github.lowwater.micrometer.Meters.MILLISECONDS;
 import static io.github.lowwater.micrometer.Meters.SOURCES;
 import static io.github.lowwater.micrometer.Meters.SOURCES_ACTIVE;
 import static io.github.lowwater.micrometer.Meters.SOURCES_SUSPECT_TIME_UNIT;
-import static io.github.lowwater.micrometer.Meters.WATERMARK_LAG;
-import static io.github.lowwater.micrometer.Meters.WATERMARK_LAG_DESCRIPTION;
 
 import io.github.lowwater.WatermarkTracker;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -87,14 +84,8 @@ public final class WatermarkTrackerMetrics implements MeterBinder, AutoCloseable
     registries.add(registry);
     meters.add(
         registry,
-        Meters.gauge(
-            registry,
-            WATERMARK_LAG,
-            WATERMARK_LAG_DESCRIPTION,
-            MILLISECONDS,
-            tags,
-            tracker,
-            t -> Meters.lagMillis(t.clock().wallMillis(), t.watermark())));
+        Meters.watermarkLag(
+            registry, tags, tracker, t -> t.clock().wallMillis(), WatermarkTracker::watermark));
     meters.add(
         registry,
         Meters.gauge(

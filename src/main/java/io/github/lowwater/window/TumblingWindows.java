@@ -617,6 +617,34 @@ public final class TumblingWindows<K, V, R> {
   }
 
   /**
+   * Counts an event of {@code source} as late, whatever the watermark, and observes it as {@link
+   * #observe(Object, long)} does: for an event the caller knows belongs to a window already written
+   * (by a previous owner of a Kafka partition, say). Counted in {@link WindowStats#late()} and
+   * {@link #lateBySource()}; the late handler is not called (there is no key or value).
+   *
+   * @param source the source, or a handle from {@link #source(Object)}
+   * @param eventTimeMillis the event time in epoch milliseconds
+   * @throws NullPointerException if {@code source} is null; nothing changes
+   * @throws IllegalArgumentException if {@code source} is a handle of other windows; nothing
+   *     changes
+   */
+  public void observeLate(Object source, long eventTimeMillis) {
+    Objects.requireNonNull(source, "source");
+    Object key = source;
+    if (source instanceof WatermarkTracker.Source) {
+      WatermarkTracker.Source handle = (WatermarkTracker.Source) source;
+      if (!handle.belongsTo(tracker)) {
+        throw new IllegalArgumentException(
+            "source handle belongs to other windows: " + handle.key());
+      }
+      key = handle.key();
+    }
+    LATE.setRelease(this, late + 1);
+    countsFor(key)[LATE_INDEX]++;
+    observe(source, eventTimeMillis);
+  }
+
+  /**
    * Returns the number of events added so far, in their window or to the late path ({@link
    * WindowStats#accepted()} plus {@link WindowStats#late()}), without allocating. Any thread. A
    * caller can tell from it whether an {@code add} that threw had taken its event: an exception

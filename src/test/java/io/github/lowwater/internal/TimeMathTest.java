@@ -61,6 +61,8 @@ class TimeMathTest {
         .isEqualTo("1767225600000 (2026-01-01T00:00:00Z)");
     assertThat(TimeMath.describeMillis(-1)).isEqualTo("-1 (1969-12-31T23:59:59.999Z)");
     assertThat(TimeMath.describeMillis(Long.MIN_VALUE)).isEqualTo("none");
+    assertThat(TimeMath.describeMillis(Long.MAX_VALUE))
+        .startsWith(Long.MAX_VALUE + " (+292278994-");
   }
 
   private static BigInteger big(long v) {

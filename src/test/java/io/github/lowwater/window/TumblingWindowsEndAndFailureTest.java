@@ -57,6 +57,21 @@ class TumblingWindowsEndAndFailureTest {
     assertThat(w.watermark()).isEqualTo(2_500);
   }
 
+  @Test
+  void observeLateCountsTheEventLateWhateverTheWatermarkAndMovesTheWatermark() {
+    TumblingWindows<String, Long, Long> w = windows(Duration.ZERO, new ManualClock());
+    w.add("s", 500, "k", 1L);
+    w.observeLate(w.source("s"), 1_500); // ahead of the watermark, and still late
+    assertThat(w.stats().late()).isEqualTo(1);
+    assertThat(w.lateBySource()).containsEntry("s", 1L);
+    assertThat(w.watermark()).isEqualTo(1_500);
+    assertThat(w.pollFinalized()).containsExactly(new WindowResult<>(0, 1_000, "k", 1L));
+    TumblingWindows<String, Long, Long> other = windows(Duration.ZERO, new ManualClock());
+    assertThatThrownBy(() -> w.observeLate(other.source("s"), 2_000))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(w.stats().late()).as("a rejected call changes nothing").isEqualTo(1);
+  }
+
   /**
    * Regression: after {@code add(s, 500)}, a timer at 1,000 that throws and {@code add(s, 2_500)},
    * the watermark was 2,500 but {@code pollFinalized()} returned nothing for the closed window.

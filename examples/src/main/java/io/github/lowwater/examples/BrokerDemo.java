@@ -1,7 +1,6 @@
 package io.github.lowwater.examples;
 
 import io.github.lowwater.ManualClock;
-import io.github.lowwater.kafka.EmbeddedKafka;
 import io.github.lowwater.kafka.KafkaWindows;
 import io.github.lowwater.testing.GlobalMaxWindows;
 import io.github.lowwater.testing.SyntheticFeed;
@@ -55,22 +54,7 @@ final class BrokerDemo {
   private BrokerDemo() {}
 
   static void run(String bootstrapServers, Path svg, PrintStream out) throws Exception {
-    EmbeddedKafka broker = null;
-    long started = System.nanoTime();
-    if (bootstrapServers == null) {
-      out.println("starting an in-process Kafka broker (KRaft, 127.0.0.1) ...");
-      broker = EmbeddedKafka.start();
-      bootstrapServers = broker.bootstrapServers();
-      out.printf("broker ready at %s in %.1f s%n", bootstrapServers, seconds(started));
-    }
-    try {
-      run0(bootstrapServers, svg, out);
-    } finally {
-      if (broker != null) {
-        broker.close();
-      }
-    }
-    out.printf("done in %.1f s%n", seconds(started));
+    OnBroker.run(bootstrapServers, out, (bootstrap, started) -> run0(bootstrap, svg, out));
   }
 
   private static void run0(String bootstrap, Path svg, PrintStream out) throws Exception {
@@ -259,10 +243,6 @@ final class BrokerDemo {
 
   private static String minutes(long millis) {
     return String.format("%.1f min", millis / 60_000.0);
-  }
-
-  private static double seconds(long startNanos) {
-    return (System.nanoTime() - startNanos) / 1e9;
   }
 
   private static void createTopic(String bootstrap, String topic) throws Exception {

@@ -1,7 +1,6 @@
 package io.github.lowwater.examples;
 
 import io.github.lowwater.WatermarkTracker;
-import io.github.lowwater.kafka.EmbeddedKafka;
 import io.github.lowwater.kafka.KafkaWindows;
 import io.github.lowwater.testing.SyntheticFeed;
 import io.github.lowwater.testing.SyntheticFeed.Event;
@@ -90,22 +89,10 @@ final class GroupDemo {
    * @throws Exception if the broker cannot be started or reached, or an instance fails
    */
   static void run(String bootstrapServers, int instances, PrintStream out) throws Exception {
-    EmbeddedKafka broker = null;
-    long started = System.nanoTime();
-    if (bootstrapServers == null) {
-      out.println("starting an in-process Kafka broker (KRaft, 127.0.0.1) ...");
-      broker = EmbeddedKafka.start();
-      bootstrapServers = broker.bootstrapServers();
-      out.printf("broker ready at %s in %.1f s%n", bootstrapServers, seconds(started));
-    }
-    try {
-      new Run(bootstrapServers, instances, out, started).run();
-    } finally {
-      if (broker != null) {
-        broker.close();
-      }
-    }
-    out.printf("done in %.1f s%n", seconds(started));
+    OnBroker.run(
+        bootstrapServers,
+        out,
+        (bootstrap, started) -> new Run(bootstrap, instances, out, started).run());
   }
 
   /** One run: the topic, the producer, the instances and the checks. */
@@ -640,9 +627,5 @@ final class GroupDemo {
 
   private static String hhmm(long millis) {
     return HH_MM.format(Instant.ofEpochMilli(millis));
-  }
-
-  private static double seconds(long startNanos) {
-    return (System.nanoTime() - startNanos) / 1e9;
   }
 }
