@@ -6,9 +6,12 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * Common {@link Aggregator}s. The built-in ones keep a mutable primitive cell per (window, key), so
- * adding a value allocates nothing; they throw {@link ArithmeticException} on {@code long} overflow
- * instead of wrapping (the window is then left unchanged).
+ * Common {@link Aggregator}s. {@link TumblingWindows} keeps the accumulators of the built-in ones
+ * ({@link #count()}, {@link #sumLong()}, {@link #minLong()}, {@link #maxLong()}) as primitive
+ * {@code long}s, 8 bytes per (window, key), with no object per accumulator; used directly, through
+ * {@link Aggregator}, they keep a mutable cell, so adding a value allocates nothing. They throw
+ * {@link ArithmeticException} on {@code long} overflow instead of wrapping (the window is then left
+ * unchanged).
  */
 public final class Aggregators {
 
@@ -22,7 +25,7 @@ public final class Aggregators {
    * @return an aggregator whose result is the number of values added
    */
   public static Aggregator<Object, ?, Long> count() {
-    return Count.INSTANCE;
+    return LongAggregator.COUNT;
   }
 
   /**
@@ -31,7 +34,7 @@ public final class Aggregators {
    * @return an aggregator whose result is the sum of the values
    */
   public static Aggregator<Long, ?, Long> sumLong() {
-    return SumLong.INSTANCE;
+    return longValues(LongAggregator.SUM);
   }
 
   /**
@@ -40,7 +43,7 @@ public final class Aggregators {
    * @return an aggregator whose result is the minimum of the values
    */
   public static Aggregator<Long, ?, Long> minLong() {
-    return MinLong.INSTANCE;
+    return longValues(LongAggregator.MIN);
   }
 
   /**
@@ -49,7 +52,7 @@ public final class Aggregators {
    * @return an aggregator whose result is the maximum of the values
    */
   public static Aggregator<Long, ?, Long> maxLong() {
-    return MaxLong.INSTANCE;
+    return longValues(LongAggregator.MAX);
   }
 
   /**
@@ -87,7 +90,13 @@ public final class Aggregators {
     };
   }
 
-  /** A mutable {@code long}, the accumulator of the built-in aggregators. */
+  /** The built-in long aggregators take {@code Long} values: the cast narrows what they accept. */
+  @SuppressWarnings("unchecked")
+  private static Aggregator<Long, ?, Long> longValues(LongAggregator aggregator) {
+    return (Aggregator<Long, ?, Long>) (Aggregator<?, ?, Long>) aggregator;
+  }
+
+  /** A mutable {@code long}, the accumulator of the built-in aggregators used directly. */
   static final class LongCell {
     long value;
 
@@ -96,17 +105,57 @@ public final class Aggregators {
     }
   }
 
-  private enum Count implements Aggregator<Object, LongCell, Long> {
-    INSTANCE;
+  /**
+   * The built-in {@code long} aggregators: each defines its {@link LongFold}, from which its {@link
+   * Aggregator} form follows.
+   */
+  private enum LongAggregator implements Aggregator<Object, LongCell, Long>, LongFold {
+    COUNT("count()", 0) {
+      @Override
+      public long fold(long accumulator, Object value) {
+        return Math.addExact(accumulator, 1);
+      }
+    },
+    SUM("sumLong()", 0) {
+      @Override
+      public long fold(long accumulator, Object value) {
+        return Math.addExact(accumulator, (Long) value);
+      }
+    },
+    MIN("minLong()", Long.MAX_VALUE) {
+      @Override
+      public long fold(long accumulator, Object value) {
+        return Math.min(accumulator, (Long) value);
+      }
+    },
+    MAX("maxLong()", Long.MIN_VALUE) {
+      @Override
+      public long fold(long accumulator, Object value) {
+        return Math.max(accumulator, (Long) value);
+      }
+    };
+
+    private final String name;
+    private final long initial;
+
+    LongAggregator(String name, long initial) {
+      this.name = name;
+      this.initial = initial;
+    }
+
+    @Override
+    public long initial() {
+      return initial;
+    }
 
     @Override
     public LongCell create() {
-      return new LongCell(0);
+      return new LongCell(initial);
     }
 
     @Override
     public LongCell add(LongCell accumulator, Object value) {
-      accumulator.value = Math.addExact(accumulator.value, 1);
+      accumulator.value = fold(accumulator.value, value);
       return accumulator;
     }
 
@@ -117,82 +166,7 @@ public final class Aggregators {
 
     @Override
     public String toString() {
-      return "Aggregators.count()";
-    }
-  }
-
-  private enum SumLong implements Aggregator<Long, LongCell, Long> {
-    INSTANCE;
-
-    @Override
-    public LongCell create() {
-      return new LongCell(0);
-    }
-
-    @Override
-    public LongCell add(LongCell accumulator, Long value) {
-      accumulator.value = Math.addExact(accumulator.value, value);
-      return accumulator;
-    }
-
-    @Override
-    public Long result(LongCell accumulator) {
-      return accumulator.value;
-    }
-
-    @Override
-    public String toString() {
-      return "Aggregators.sumLong()";
-    }
-  }
-
-  private enum MinLong implements Aggregator<Long, LongCell, Long> {
-    INSTANCE;
-
-    @Override
-    public LongCell create() {
-      return new LongCell(Long.MAX_VALUE);
-    }
-
-    @Override
-    public LongCell add(LongCell accumulator, Long value) {
-      accumulator.value = Math.min(accumulator.value, value);
-      return accumulator;
-    }
-
-    @Override
-    public Long result(LongCell accumulator) {
-      return accumulator.value;
-    }
-
-    @Override
-    public String toString() {
-      return "Aggregators.minLong()";
-    }
-  }
-
-  private enum MaxLong implements Aggregator<Long, LongCell, Long> {
-    INSTANCE;
-
-    @Override
-    public LongCell create() {
-      return new LongCell(Long.MIN_VALUE);
-    }
-
-    @Override
-    public LongCell add(LongCell accumulator, Long value) {
-      accumulator.value = Math.max(accumulator.value, value);
-      return accumulator;
-    }
-
-    @Override
-    public Long result(LongCell accumulator) {
-      return accumulator.value;
-    }
-
-    @Override
-    public String toString() {
-      return "Aggregators.maxLong()";
+      return "Aggregators." + name;
     }
   }
 }

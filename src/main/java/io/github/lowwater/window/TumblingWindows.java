@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -112,21 +111,35 @@ public final class TumblingWindows<K, V, R> {
   /** Late and future counts per source, kept whether or not a late handler is set. */
   private final HashMap<Object, long[]> countsBySource = new HashMap<>();
 
+  /** The built-in long aggregator's primitive form, or null: then accumulators are objects. */
+  private final LongFold longFold;
+
+  /** Every key of an open or finalized window, by dense id. */
+  private final KeyDictionary keys = new KeyDictionary();
+
   /** Open windows by start. */
-  private final LongObjectMap<Window> openByStart = new LongObjectMap<>();
+  private final LongObjectMap<WindowEntries> openByStart = new LongObjectMap<>();
 
   /** Open windows by end, earliest first: the next to finalize is at the head. */
-  private final PriorityQueue<Window> openByEnd =
+  private final PriorityQueue<WindowEntries> openByEnd =
       new PriorityQueue<>((a, b) -> Long.compare(a.end, b.end));
 
-  /** Finalized windows not polled yet, in ascending end order. */
-  private final ArrayDeque<Window> finalized = new ArrayDeque<>();
+  /** Finalized windows not emitted yet, in ascending end order. */
+  private final ArrayDeque<WindowEntries> finalized = new ArrayDeque<>();
 
-  /** The key count of the last finalized window: the next window's map is presized to it. */
+  /** Emitted windows kept for reuse, at most {@link #SPARE_WINDOWS}. */
+  private final ArrayDeque<WindowEntries> spare = new ArrayDeque<>();
+
+  private static final int SPARE_WINDOWS = 4;
+
+  /** Scratch space of the drain: the key id of each entry position of a window. */
+  private int[] idsByPosition = new int[16];
+
+  /** The key count of the last finalized window: the next window is presized to it. */
   private int expectedKeysPerWindow;
 
   /** The window of the previous accepted event: consecutive events mostly share one. */
-  private Window lastWindow;
+  private WindowEntries lastWindow;
 
   // Counters: written by the owner with release semantics, read anywhere with acquire semantics.
   private long accepted;
@@ -140,6 +153,7 @@ public final class TumblingWindows<K, V, R> {
   private TumblingWindows(Builder<? super V, R> builder) {
     this.sizeMillis = builder.sizeMillis;
     this.aggregator = (Aggregator<? super V, Object, R>) builder.aggregator;
+    this.longFold = aggregator instanceof LongFold ? (LongFold) aggregator : null;
     this.lateEventHandler = (LateEventHandler<? super V>) builder.lateEventHandler;
     this.tracker = builder.tracker.build();
     this.clock = tracker.clock();
@@ -232,7 +246,7 @@ public final class TumblingWindows<K, V, R> {
       Object source, WatermarkTracker.Source handle, long eventTimeMillis, K key, V value) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    Window w = lastWindow;
+    WindowEntries w = lastWindow;
     long start;
     long end;
     if (w != null && eventTimeMillis >= w.start && eventTimeMillis < w.end) {
@@ -402,7 +416,8 @@ public final class TumblingWindows<K, V, R> {
   /**
    * Returns the results of the windows finalized since the last call, each window exactly once, in
    * ascending end order, a result per key in the order of the key's first event. Returns an empty
-   * list, without allocating, when there is none.
+   * list, without allocating, when there is none. The convenient form of {@link
+   * #drainFinalized(ResultVisitor)}, which allocates nothing.
    *
    * <p>If the aggregator's {@code result} throws, the exception propagates and no window is taken
    * off the queue: the next call returns them all again (and calls {@code result} again).
@@ -415,19 +430,75 @@ public final class TumblingWindows<K, V, R> {
       return List.of();
     }
     int count = 0;
-    for (Window w : finalized) {
-      count += w.accumulators.size();
+    for (WindowEntries w : finalized) {
+      count += w.size();
     }
     List<WindowResult<K, R>> results = new ArrayList<>(count);
-    for (Window w : finalized) { // taken off the queue only once every result is computed
-      for (Map.Entry<Object, Object> e : w.accumulators.entrySet()) {
-        @SuppressWarnings("unchecked") // keys are only ever added through add(..., K key, ...)
-        K key = (K) e.getKey();
-        results.add(new WindowResult<>(w.start, w.end, key, aggregator.result(e.getValue())));
+    for (WindowEntries w : finalized) { // taken off the queue only once every result is computed
+      visit(w, (start, end, key, value) -> results.add(new WindowResult<>(start, end, key, value)));
+    }
+    while (!finalized.isEmpty()) {
+      emitted(finalized.poll());
+    }
+    return results;
+  }
+
+  /**
+   * Hands the results of the windows finalized since the last call to {@code visitor}, each window
+   * exactly once, in ascending end order, a result per key in the order of the key's first event:
+   * the same results as {@link #pollFinalized()}, without allocating. With a built-in {@code long}
+   * aggregator of {@link Aggregators}, each result goes to {@link ResultVisitor#visitLong}, as a
+   * primitive; otherwise to {@link ResultVisitor#visit}.
+   *
+   * <p>A window is taken off the queue once all its results have been visited. If the visitor or
+   * the aggregator's {@code result} throws, the exception propagates, the windows visited before
+   * stay emitted, and the window being visited stays at the head of the queue: the next call visits
+   * it again from its first result. A visitor that writes to an idempotent sink (an upsert) can
+   * simply call again.
+   *
+   * @param visitor receives each result; called on this thread, before this method returns
+   * @return the number of results visited
+   * @throws NullPointerException if {@code visitor} is null
+   */
+  public int drainFinalized(ResultVisitor<? super K, ? super R> visitor) {
+    Objects.requireNonNull(visitor, "visitor");
+    finalizeReady(); // a safety net: every call that moves the watermark finalizes already
+    int count = 0;
+    WindowEntries w;
+    while ((w = finalized.peek()) != null) {
+      visit(w, visitor);
+      count += w.size();
+      emitted(finalized.poll());
+    }
+    return count;
+  }
+
+  /** Hands every result of one window to the visitor, in the order of each key's first event. */
+  private void visit(WindowEntries w, ResultVisitor<? super K, ? super R> visitor) {
+    int size = w.size();
+    if (idsByPosition.length < size) {
+      idsByPosition = new int[Math.max(size, idsByPosition.length * 2)];
+    }
+    int[] ids = idsByPosition;
+    w.idsByPosition(ids);
+    for (int position = 0; position < size; position++) {
+      @SuppressWarnings("unchecked") // keys are only ever added through add(..., K key, ...)
+      K key = (K) keys.key(ids[position]);
+      if (w.primitive()) {
+        visitor.visitLong(w.start, w.end, key, w.longAt(position));
+      } else {
+        visitor.visit(w.start, w.end, key, aggregator.result(w.objectAt(position)));
       }
     }
-    finalized.clear();
-    return results;
+  }
+
+  /** A window whose results were all handed out: its keys may go, its storage is kept for reuse. */
+  private void emitted(WindowEntries w) {
+    keys.release(w.end);
+    w.dropAccumulators();
+    if (spare.size() < SPARE_WINDOWS) {
+      spare.push(w);
+    }
   }
 
   /**
@@ -754,38 +825,49 @@ public final class TumblingWindows<K, V, R> {
    *
    * @param w the event's open window if already known, else null
    */
-  private void accumulate(Window w, long start, long end, K key, V value) {
+  private void accumulate(WindowEntries w, long start, long end, K key, V value) {
     if (w == null) {
       w = openByStart.get(start);
     }
-    if (w == null) {
-      Object accumulator = aggregator.add(aggregator.create(), value);
-      w = new Window(start, end, expectedKeysPerWindow);
-      w.accumulators.put(key, accumulator);
+    int id = keys.id(key); // a key whose hashCode or equals throws changes nothing
+    boolean opened = w == null;
+    if (opened) {
+      WindowEntries reused = spare.poll();
+      w =
+          (reused != null ? reused : new WindowEntries(longFold != null, expectedKeysPerWindow))
+              .reset(start, end, expectedKeysPerWindow);
+    }
+    boolean newKey;
+    try {
+      newKey =
+          longFold != null ? w.fold(id, value, longFold) : w.fold(id, value, objectAggregator());
+    } catch (RuntimeException e) {
+      if (opened && spare.size() < SPARE_WINDOWS) {
+        spare.push(w);
+      }
+      throw e;
+    }
+    if (opened) {
       openByStart.putNew(start, w);
       openByEnd.add(w);
       OPEN_WINDOWS.setRelease(this, openWindows + 1);
+    }
+    if (newKey) {
+      keys.use(id, end);
       OPEN_ENTRIES.setRelease(this, openEntries + 1);
-    } else {
-      Object accumulator = w.accumulators.get(key);
-      if (accumulator == null) {
-        accumulator = aggregator.add(aggregator.create(), value);
-        w.accumulators.put(key, accumulator);
-        OPEN_ENTRIES.setRelease(this, openEntries + 1);
-      } else {
-        Object next = aggregator.add(accumulator, value);
-        if (next != accumulator) {
-          w.accumulators.put(key, next);
-        }
-      }
     }
     lastWindow = w;
+  }
+
+  @SuppressWarnings("unchecked") // values reach the aggregator only through add(..., V value)
+  private Aggregator<Object, Object, ?> objectAggregator() {
+    return (Aggregator<Object, Object, ?>) (Aggregator<?, Object, ?>) aggregator;
   }
 
   /** Moves every open window whose end the watermark has reached to the finalized queue. */
   private void finalizeReady() {
     long watermark = tracker.watermark();
-    Window w;
+    WindowEntries w;
     while ((w = openByEnd.peek()) != null && w.end <= watermark) {
       openByEnd.poll();
       openByStart.remove(w.start);
@@ -794,23 +876,9 @@ public final class TumblingWindows<K, V, R> {
       }
       finalized.add(w);
       OPEN_WINDOWS.setRelease(this, openWindows - 1);
-      OPEN_ENTRIES.setRelease(this, openEntries - w.accumulators.size());
+      OPEN_ENTRIES.setRelease(this, openEntries - w.size());
       FINALIZED_WINDOWS.setRelease(this, finalizedWindows + 1);
-      expectedKeysPerWindow = w.accumulators.size();
-    }
-  }
-
-  /** One open or finalized window: its bounds and an accumulator per key. */
-  private static final class Window {
-    final long start;
-    final long end;
-    final LinkedHashMap<Object, Object> accumulators;
-
-    /** Presized for {@code expectedKeys}, so that a window does not rehash its way up. */
-    Window(long start, long end, int expectedKeys) {
-      this.start = start;
-      this.end = end;
-      this.accumulators = new LinkedHashMap<>(Math.max(16, (int) (expectedKeys / 0.75f) + 1));
+      expectedKeysPerWindow = w.size();
     }
   }
 

@@ -1,0 +1,96 @@
+package io.github.lowwater.window;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/** Model-based: {@link IdIndex} against a {@link HashMap} and a list of insertion order. */
+class IdIndexTest {
+
+  @Test
+  void matchesAHashMapOnRandomInsertsLookupsAndClears() {
+    for (long seed = 1; seed <= 40; seed++) {
+      SplittableRandom random = new SplittableRandom(seed);
+      int universe = 1 + random.nextInt(random.nextBoolean() ? 50 : 5_000);
+      IdIndex index = new IdIndex(random.nextInt(100));
+      Map<Integer, Integer> reference = new HashMap<>();
+      List<Integer> order = new ArrayList<>();
+      for (int step = 0; step < 6_000; step++) {
+        int id = random.nextInt(universe);
+        String where = "seed " + seed + " step " + step + " id " + id;
+        int found = index.positionOf(id);
+        if (reference.containsKey(id)) {
+          assertThat(found).as(where).isEqualTo(reference.get(id));
+        } else {
+          assertThat(found).as(where).isNegative();
+          if (random.nextInt(4) > 0) {
+            int position = index.insert(id, found);
+            assertThat(position).as(where).isEqualTo(order.size());
+            reference.put(id, position);
+            order.add(id);
+          }
+        }
+        assertThat(index.size()).as(where).isEqualTo(reference.size());
+        if (random.nextInt(2_000) == 0) {
+          index.clear(random.nextInt(3 * reference.size() + 1));
+          reference.clear();
+          order.clear();
+        }
+      }
+      int[] ids = new int[index.size()];
+      index.idsByPosition(ids);
+      assertThat(ids)
+          .as("seed %d", seed)
+          .containsExactly(order.stream().mapToInt(i -> i).toArray());
+    }
+  }
+
+  @Test
+  void theLoadFactorStaysAtMostThreeQuartersSoAnEntryCostsAtMost22Bytes() {
+    IdIndex index = new IdIndex(0);
+    for (int id = 0; id < 100_000; id++) {
+      index.insert(id, index.positionOf(id));
+      assertThat(index.size() * 4L).isLessThanOrEqualTo(index.capacity() * 3L);
+    }
+    assertThat(index.capacity()).isEqualTo(1 << 18); // 100,000 / 0.75 rounded up to a power of 2
+  }
+
+  @Test
+  void presizingAvoidsGrowthAndClearKeepsOrReplacesTheTable() {
+    assertThat(new IdIndex(12).capacity()).isEqualTo(16);
+    assertThat(new IdIndex(13).capacity()).isEqualTo(32);
+    IdIndex index = new IdIndex(1_000);
+    int capacity = index.capacity();
+    for (int id = 0; id < 1_000; id++) {
+      index.insert(id, index.positionOf(id));
+    }
+    assertThat(index.capacity()).isEqualTo(capacity);
+    index.clear(1_000);
+    assertThat(index.size()).isZero();
+    assertThat(index.capacity()).isEqualTo(capacity);
+    assertThat(index.positionOf(5)).isNegative();
+    index.clear(10); // four times too large at least: replaced by a small table
+    assertThat(index.capacity()).isEqualTo(16);
+    index.clear(100_000);
+    assertThat(index.capacity()).isEqualTo(IdIndex.capacityFor(100_000));
+  }
+
+  @Test
+  void theLargestIdsAndCapacitiesAreHandled() {
+    IdIndex index = new IdIndex(0);
+    int big = Integer.MAX_VALUE - 1;
+    index.insert(big, index.positionOf(big));
+    index.insert(0, index.positionOf(0));
+    assertThat(index.positionOf(big)).isZero();
+    assertThat(index.positionOf(0)).isEqualTo(1);
+    int[] ids = new int[2];
+    index.idsByPosition(ids);
+    assertThat(ids).containsExactly(big, 0);
+    assertThat(IdIndex.capacityFor(Integer.MAX_VALUE)).isEqualTo(1 << 30);
+  }
+}

@@ -1,0 +1,236 @@
+package io.github.lowwater.window;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.lowwater.ManualClock;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link TumblingWindows#drainFinalized(ResultVisitor)}: the same results as {@link
+ * TumblingWindows#pollFinalized()} and as a reference computed by hand, with keys that churn
+ * through the key dictionary; what a throwing visitor leaves; and that the drain, with a built-in
+ * {@code long} aggregator, allocates nothing at steady state.
+ */
+class TumblingWindowsDrainTest {
+
+  private static final long SIZE = 1_000;
+
+  private static TumblingWindows<String, Long, Long> windows(
+      Aggregator<? super Long, ?, Long> aggregator, ManualClock clock) {
+    return TumblingWindows.builder(Duration.ofMillis(SIZE), aggregator)
+        .allowedLateness(Duration.ofMillis(300))
+        .clock(clock)
+        .build();
+  }
+
+  /** Collects results as strings "start..end key=value", through visit or visitLong. */
+  private static final class Collector implements ResultVisitor<String, Long> {
+    final List<String> results = new ArrayList<>();
+    int primitive;
+
+    @Override
+    public void visit(long start, long end, String key, Long value) {
+      results.add(start + ".." + end + " " + key + "=" + value);
+    }
+
+    @Override
+    public void visitLong(long start, long end, String key, long value) {
+      primitive++;
+      visit(start, end, key, value);
+    }
+  }
+
+  @Test
+  void drainAndPollGiveTheResultsOfAReferenceOnRandomFeedsWithKeyChurn() {
+    for (long seed = 1; seed <= 40; seed++) {
+      SplittableRandom random = new SplittableRandom(seed);
+      boolean builtIn = random.nextBoolean();
+      Aggregator<Long, ?, Long> sum =
+          builtIn
+              ? Aggregators.sumLong()
+              : Aggregators.of(() -> new long[1], TumblingWindowsDrainTest::add, a -> a[0]);
+      ManualClock clock = new ManualClock();
+      TumblingWindows<String, Long, Long> drained = windows(sum, clock);
+      TumblingWindows<String, Long, Long> polled = windows(sum, clock);
+      Map<Long, Map<String, Long>> reference = new LinkedHashMap<>();
+      Collector collector = new Collector();
+      List<String> fromPoll = new ArrayList<>();
+      long t = 0;
+      int keySpace = 1 + random.nextInt(random.nextBoolean() ? 20 : 3_000);
+      for (int i = 0; i < 20_000; i++) {
+        t += random.nextInt(3);
+        long eventTime = t - random.nextInt(250); // disorder inside the allowed lateness
+        // The key space drifts with time: old keys leave, new ones come (dictionary churn).
+        String key = "k" + (random.nextInt(keySpace) + t / 5_000);
+        long value = random.nextInt(100);
+        boolean in = drained.add("s", eventTime, key, value);
+        assertThat(polled.add("s", eventTime, key, value)).isEqualTo(in);
+        if (in) {
+          long start = Math.floorDiv(eventTime, SIZE) * SIZE;
+          reference.computeIfAbsent(start, s -> new LinkedHashMap<>()).merge(key, value, Long::sum);
+        }
+        if (random.nextInt(400) == 0) {
+          drained.drainFinalized(collector);
+          for (WindowResult<String, Long> r : polled.pollFinalized()) {
+            fromPoll.add(r.start() + ".." + r.end() + " " + r.key() + "=" + r.value());
+          }
+        }
+      }
+      drained.finish();
+      polled.finish();
+      int count = drained.drainFinalized(collector);
+      for (WindowResult<String, Long> r : polled.pollFinalized()) {
+        fromPoll.add(r.start() + ".." + r.end() + " " + r.key() + "=" + r.value());
+      }
+      List<String> expected = new ArrayList<>();
+      reference.entrySet().stream()
+          .sorted(Map.Entry.comparingByKey())
+          .forEach(
+              w ->
+                  w.getValue()
+                      .forEach(
+                          (k, v) ->
+                              expected.add(
+                                  w.getKey() + ".." + (w.getKey() + SIZE) + " " + k + "=" + v)));
+      assertThat(collector.results).as("seed %d", seed).isEqualTo(expected);
+      assertThat(fromPoll).as("seed %d", seed).isEqualTo(expected);
+      assertThat(collector.primitive).as("seed %d", seed).isEqualTo(builtIn ? expected.size() : 0);
+      assertThat(count).isLessThanOrEqualTo(expected.size());
+      assertThat(drained.drainFinalized(collector)).isZero();
+    }
+  }
+
+  private static long[] add(long[] accumulator, long value) {
+    accumulator[0] += value;
+    return accumulator;
+  }
+
+  @Test
+  void aThrowingVisitorLeavesItsWindowToBeVisitedAgainFromItsFirstResult() {
+    ManualClock clock = new ManualClock();
+    TumblingWindows<String, Long, Long> windows = windows(Aggregators.sumLong(), clock);
+    windows.add(100, "a", 1L);
+    windows.add(200, "b", 2L);
+    windows.add(1_100, "c", 3L);
+    windows.add(1_200, "d", 4L);
+    windows.add(2_500, "e", 5L); // watermark 2,200: both windows are finalized
+    List<String> seen = new ArrayList<>();
+    ResultVisitor<String, Long> failOnD =
+        (start, end, key, value) -> {
+          seen.add(key);
+          if (key.equals("d")) {
+            throw new IllegalStateException("sink down");
+          }
+        };
+    assertThatThrownBy(() -> windows.drainFinalized(failOnD)).hasMessage("sink down");
+    assertThat(seen).containsExactly("a", "b", "c", "d");
+    seen.clear();
+    assertThat(windows.drainFinalized((start, end, key, value) -> seen.add(key))).isEqualTo(2);
+    assertThat(seen).containsExactly("c", "d"); // the first window is not repeated
+    assertThat(windows.pollFinalized()).isEmpty();
+    assertThat(windows.stats().finalizedWindows()).isEqualTo(2);
+  }
+
+  @Test
+  void aThrowingResultLeavesTheWindowQueuedAndTheNextDrainAsksAgain() {
+    boolean[] fail = {true};
+    Aggregator<Long, long[], Long> flaky =
+        Aggregators.of(
+            () -> new long[1],
+            TumblingWindowsDrainTest::add,
+            a -> {
+              if (fail[0]) {
+                throw new ArithmeticException("not now");
+              }
+              return a[0];
+            });
+    TumblingWindows<String, Long, Long> windows = windows(flaky, new ManualClock());
+    windows.add(100, "a", 7L);
+    windows.add(1_400, "b", 1L);
+    Collector collector = new Collector();
+    assertThatThrownBy(() -> windows.drainFinalized(collector)).hasMessage("not now");
+    fail[0] = false;
+    assertThat(windows.drainFinalized(collector)).isEqualTo(1);
+    assertThat(collector.results).containsExactly("0..1000 a=7");
+  }
+
+  @Test
+  void aNullVisitorIsRejectedByName() {
+    TumblingWindows<String, Long, Long> windows = windows(Aggregators.sumLong(), new ManualClock());
+    assertThatThrownBy(() -> windows.drainFinalized(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("visitor");
+  }
+
+  @Test
+  void theDefaultVisitLongBoxesIntoVisit() {
+    TumblingWindows<String, Long, Long> windows = windows(Aggregators.count(), new ManualClock());
+    windows.add(100, "a", 7L);
+    windows.add(150, "a", 7L);
+    windows.add(1_400, "b", 1L);
+    List<WindowResult<String, Long>> results = new ArrayList<>();
+    windows.drainFinalized((s, e, k, v) -> results.add(new WindowResult<>(s, e, k, v)));
+    assertThat(results).containsExactly(new WindowResult<>(0, 1_000, "a", 2L));
+  }
+
+  @Test
+  void atSteadyStateAddAndDrainAllocateNothing() {
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    ManualClock clock = new ManualClock();
+    TumblingWindows<String, Long, Long> windows = windows(Aggregators.sumLong(), clock);
+    String[] keys = new String[5_000];
+    for (int k = 0; k < keys.length; k++) {
+      keys[k] = "key-" + k;
+    }
+    Long[] values = {1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L};
+    ResultVisitor<String, Long> sink =
+        new ResultVisitor<>() {
+          long total;
+
+          @Override
+          public void visit(long start, long end, String key, Long value) {
+            visitLong(start, end, key, value);
+          }
+
+          @Override
+          public void visitLong(long start, long end, String key, long value) {
+            total += value;
+          }
+        };
+    SplittableRandom random = new SplittableRandom(7);
+    int[] keyIndex = new int[1 << 16];
+    for (int i = 0; i < keyIndex.length; i++) {
+      keyIndex[i] = random.nextInt(keys.length);
+    }
+    long[] t = {0};
+    Runnable lap =
+        () -> {
+          for (int i = 0; i < keyIndex.length; i++) {
+            t[0] += 1;
+            windows.add("s", t[0] - (i & 63), keys[keyIndex[i]], values[i & 7]);
+            if ((i & 511) == 0) {
+              windows.drainFinalized(sink);
+            }
+          }
+        };
+    for (int warm = 0; warm < 20; warm++) {
+      lap.run(); // opens, fills and emits windows of about 1,000 keys each, many times
+    }
+    long before = threads.getCurrentThreadAllocatedBytes();
+    for (int measured = 0; measured < 5; measured++) {
+      lap.run();
+    }
+    long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+    assertThat(windows.stats().finalizedWindows()).isGreaterThan(1_000);
+    assertThat(allocated).as("bytes allocated by %d events", 5 * keyIndex.length).isZero();
+  }
+}

@@ -1,0 +1,110 @@
+package io.github.lowwater.window;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Model-based: {@link WindowEntries}, in both its forms, against a {@link LinkedHashMap} of sums in
+ * first-insertion order, over windows reused many times.
+ */
+class WindowEntriesTest {
+
+  @SuppressWarnings("unchecked")
+  private static final Aggregator<Object, Object, ?> OBJECT_SUM =
+      (Aggregator<Object, Object, ?>)
+          (Aggregator<?, ?, ?>)
+              Aggregators.<Long, long[], Long>of(
+                  () -> new long[1],
+                  (a, v) -> {
+                    a[0] = Math.addExact(a[0], v);
+                    return a;
+                  },
+                  a -> a[0]);
+
+  private static final LongFold LONG_SUM = (LongFold) Aggregators.sumLong();
+
+  @Test
+  void bothFormsMatchAnOrderedMapOverReusedWindows() {
+    for (long seed = 1; seed <= 30; seed++) {
+      SplittableRandom random = new SplittableRandom(seed);
+      boolean primitive = random.nextBoolean();
+      WindowEntries entries = new WindowEntries(primitive, random.nextInt(50));
+      for (int window = 0; window < 20; window++) {
+        int expected = random.nextInt(2_000);
+        entries.reset(window * 10L, window * 10L + 10, expected);
+        assertThat(entries.start).isEqualTo(window * 10L);
+        assertThat(entries.end).isEqualTo(window * 10L + 10);
+        Map<Integer, Long> reference = new LinkedHashMap<>();
+        int ids = 1 + random.nextInt(3_000);
+        for (int i = 0; i < random.nextInt(5_000); i++) {
+          int id = random.nextInt(ids);
+          Long value = (long) random.nextInt(1_000);
+          boolean isNew =
+              primitive ? entries.fold(id, value, LONG_SUM) : entries.fold(id, value, OBJECT_SUM);
+          assertThat(isNew).isEqualTo(!reference.containsKey(id));
+          reference.merge(id, value, Long::sum);
+        }
+        assertThat(entries.size()).isEqualTo(reference.size());
+        assertThat(entries.primitive()).isEqualTo(primitive);
+        assertThat(contents(entries)).as("seed %d window %d", seed, window).isEqualTo(reference);
+      }
+    }
+  }
+
+  private static Map<Integer, Long> contents(WindowEntries entries) {
+    int[] ids = new int[entries.size()];
+    entries.idsByPosition(ids);
+    Map<Integer, Long> contents = new LinkedHashMap<>();
+    for (int position = 0; position < ids.length; position++) {
+      contents.put(
+          ids[position],
+          entries.primitive()
+              ? entries.longAt(position)
+              : (Long) OBJECT_SUM.result(entries.objectAt(position)));
+    }
+    return contents;
+  }
+
+  @Test
+  void aFoldThatThrowsChangesNothing() {
+    for (boolean primitive : new boolean[] {true, false}) {
+      WindowEntries entries = new WindowEntries(primitive, 0).reset(0, 10, 0);
+      fold(entries, 3, Long.MAX_VALUE);
+      assertThatThrownBy(() -> fold(entries, 3, 1L)).isInstanceOf(ArithmeticException.class);
+      assertThatThrownBy(() -> fold(entries, 4, "not a long"))
+          .isInstanceOf(ClassCastException.class);
+      assertThat(contents(entries)).containsExactly(Map.entry(3, Long.MAX_VALUE));
+    }
+  }
+
+  private static boolean fold(WindowEntries entries, int id, Object value) {
+    return entries.primitive()
+        ? entries.fold(id, value, LONG_SUM)
+        : entries.fold(id, value, OBJECT_SUM);
+  }
+
+  @Test
+  void aReusedWindowHoldsNoAccumulatorOfTheWindowBefore() {
+    WindowEntries entries = new WindowEntries(false, 0).reset(0, 10, 0);
+    List<Object> accumulators = new ArrayList<>();
+    for (int id = 0; id < 100; id++) {
+      fold(entries, id, 1L);
+      accumulators.add(entries.objectAt(id));
+    }
+    entries.dropAccumulators();
+    for (int position = 0; position < 100; position++) {
+      assertThat(entries.objectAt(position)).isNull();
+    }
+    entries.reset(10, 20, 100);
+    assertThat(entries.size()).isZero();
+    assertThat(fold(entries, 99, 5L)).isTrue();
+    assertThat(contents(entries)).containsExactly(Map.entry(99, 5L));
+  }
+}
