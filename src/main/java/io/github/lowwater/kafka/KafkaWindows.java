@@ -6,6 +6,7 @@ import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.Checks;
 import io.github.lowwater.internal.TimeMath;
 import io.github.lowwater.window.Aggregator;
+import io.github.lowwater.window.ResultVisitor;
 import io.github.lowwater.window.TumblingWindows;
 import io.github.lowwater.window.WindowResult;
 import io.github.lowwater.window.WindowStats;
@@ -195,6 +196,9 @@ public final class KafkaWindows<K, V, R> {
    * #pollFinalized()} that then threw (an aggregator's {@code result}); the next call returns them.
    */
   private List<WindowResult<K, R>> unreturned;
+
+  /** Hands a partition's results to the caller's visitor during {@link #drainFinalized}. */
+  private final Forward<K, R> forward = new Forward<>();
 
   /** The mapper's output, reused for every record. */
   private final Extracted extracted = new Extracted();
@@ -568,6 +572,60 @@ public final class KafkaWindows<K, V, R> {
     List<WindowResult<K, R>> results = unreturned;
     unreturned = null;
     return results != null ? results : List.of();
+  }
+
+  /**
+   * Hands the results of the windows finalized since the last call to {@code visitor}, each window
+   * exactly once: the results of {@link #pollFinalized()}, in the same order, without allocating (a
+   * primitive {@code long} through {@link PartitionResultVisitor#visitLong} with the built-in
+   * aggregators). Write them before committing {@link #committableOffsets()}.
+   *
+   * <p>If the visitor or the aggregator's {@code result} throws, the exception propagates. The
+   * partitions drained before keep their progress; the partition being drained hands the window it
+   * was visiting again, from its first result, at the next call, and its commit does not move until
+   * a call completes: a restart re-reads and recomputes its windows visited so far, with the same
+   * values. An idempotent sink (an upsert on window, partition and key) can simply call again.
+   *
+   * @param visitor receives each result, on this thread, before this method returns
+   * @return the number of results visited
+   * @throws NullPointerException if {@code visitor} is null
+   */
+  public int drainFinalized(PartitionResultVisitor<? super K, ? super R> visitor) {
+    Objects.requireNonNull(visitor, "visitor");
+    forward.target = visitor;
+    try {
+      int count = 0;
+      if (unreturned != null) { // left by a pollFinalized() that threw
+        for (WindowResult<K, R> r : unreturned) {
+          visitor.visit(
+              r.source() == null ? null : (TopicPartition) r.source(),
+              r.start(),
+              r.end(),
+              r.key(),
+              r.value());
+        }
+        count += unreturned.size();
+        unreturned = null;
+      }
+      if (merged != null) {
+        forward.partition = null;
+        count += merged.drainFinalized(forward);
+        long returnedThrough = merged.watermark();
+        for (PartitionState<K, V, R> p : assigned.values()) {
+          p.returnedThroughMillis = returnedThrough;
+        }
+        return count;
+      }
+      for (PartitionState<K, V, R> p : assigned.values()) {
+        forward.partition = p.partition;
+        count += p.windows.drainFinalized(forward); // may throw: see the javadoc
+        p.returnedThroughMillis = p.windows.watermark();
+      }
+      return count;
+    } finally {
+      forward.target = null;
+      forward.partition = null;
+    }
   }
 
   /**
@@ -1356,6 +1414,22 @@ public final class KafkaWindows<K, V, R> {
       return quietAdvanceMaxLagMillis >= 0
           ? quietAdvanceMaxLagMillis
           : DEFAULT_QUIET_ADVANCE_MAX_LAG.toMillis();
+    }
+  }
+
+  /** Adds the partition to each result of one partition's windows. */
+  private static final class Forward<K, R> implements ResultVisitor<K, R> {
+    PartitionResultVisitor<? super K, ? super R> target;
+    TopicPartition partition;
+
+    @Override
+    public void visit(long startMillis, long endMillis, K key, R result) {
+      target.visit(partition, startMillis, endMillis, key, result);
+    }
+
+    @Override
+    public void visitLong(long startMillis, long endMillis, K key, long result) {
+      target.visitLong(partition, startMillis, endMillis, key, result);
     }
   }
 }
