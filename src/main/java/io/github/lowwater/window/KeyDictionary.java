@@ -97,6 +97,11 @@ final class KeyDictionary {
     return id;
   }
 
+  /** Returns a bound on the ids: every id handed out so far is below it. */
+  int idBound() {
+    return nextId;
+  }
+
   /** Returns the key of a live id. */
   Object key(int id) {
     return keys[id];

@@ -485,7 +485,7 @@ public final class TumblingWindows<K, V, R> {
       @SuppressWarnings("unchecked") // keys are only ever added through add(..., K key, ...)
       K key = (K) keys.key(ids[position]);
       if (w.primitive()) {
-        visitor.visitLong(w.start, w.end, key, w.longAt(position));
+        visitor.visitLong(w.start, w.end, key, w.longAt(position, ids[position]));
       } else {
         visitor.visit(w.start, w.end, key, aggregator.result(w.objectAt(position)));
       }
@@ -834,8 +834,8 @@ public final class TumblingWindows<K, V, R> {
     if (opened) {
       WindowEntries reused = spare.poll();
       w =
-          (reused != null ? reused : new WindowEntries(longFold != null, expectedKeysPerWindow))
-              .reset(start, end, expectedKeysPerWindow);
+          (reused != null ? reused : new WindowEntries(longFold != null))
+              .reset(start, end, expectedKeysPerWindow, keys.idBound());
     }
     boolean newKey;
     try {

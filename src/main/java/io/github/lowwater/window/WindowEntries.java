@@ -3,10 +3,20 @@ package io.github.lowwater.window;
 import java.util.Arrays;
 
 /**
- * One window's bounds and its (key, accumulator) entries: an {@link IdIndex} from key id to
- * position, and the accumulators by position, in the order of each key's first event. The
- * accumulators of a built-in {@code long} aggregator ({@link LongFold}) are a {@code long[]}, 8
- * bytes an entry; those of any other {@link Aggregator} are objects in an {@code Object[]}.
+ * One window's bounds and its (key, accumulator) entries, in the order of each key's first event,
+ * in one of two forms chosen when the window opens:
+ *
+ * <ul>
+ *   <li><b>Indexed</b>: an {@link IdIndex} from key id to position, and the accumulators by
+ *       position: a {@code long[]} for a built-in {@code long} aggregator ({@link LongFold}), an
+ *       {@code Object[]} for any other {@link Aggregator}. About 24 bytes an entry with {@code
+ *       long}s, whatever share of the dictionary's keys the window holds.
+ *   <li><b>Dense</b> ({@code long} accumulators only): the accumulators by key id in a {@code
+ *       long[]} as long as the dictionary's id range, and an {@link IdSet} of the ids present. One
+ *       array access per event instead of a probe and an access; chosen when the window is expected
+ *       to hold at least half of the dictionary's ids, where it costs at most 16 bytes plus 4 an
+ *       entry.
+ * </ul>
  *
  * <p>An instance is reused for window after window ({@link #reset}); once its arrays are large
  * enough, opening, filling and emitting a window allocates nothing. Not thread-safe.
@@ -16,32 +26,57 @@ final class WindowEntries {
   long start;
   long end;
 
-  private final IdIndex index;
+  private final boolean primitive;
+  private boolean dense;
+
+  // The indexed form.
+  private IdIndex index;
   private long[] longs;
   private Object[] objects;
 
+  // The dense form.
+  private IdSet ids;
+  private long[] longsById;
+
   /**
-   * Creates an empty window.
+   * Creates an empty window; {@link #reset} it before use.
    *
    * @param primitive whether the accumulators are {@code long}s ({@link LongFold})
-   * @param expectedKeys the number of keys to size for
    */
-  WindowEntries(boolean primitive, int expectedKeys) {
-    index = new IdIndex(expectedKeys);
-    int length = Math.max(16, expectedKeys);
-    if (primitive) {
-      longs = new long[length];
-    } else {
-      objects = new Object[length];
-    }
+  WindowEntries(boolean primitive) {
+    this.primitive = primitive;
   }
 
-  /** Makes this the empty window {@code [start, end)}, sized for {@code expectedKeys}. */
-  WindowEntries reset(long start, long end, int expectedKeys) {
+  /**
+   * Makes this the empty window {@code [start, end)}, sized for {@code expectedKeys} of the
+   * dictionary's ids, all below {@code idBound}.
+   */
+  WindowEntries reset(long start, long end, int expectedKeys, int idBound) {
     dropAccumulators();
-    index.clear(expectedKeys);
     this.start = start;
     this.end = end;
+    dense = primitive && expectedKeys > 0 && 2L * expectedKeys >= idBound;
+    if (dense) {
+      if (ids == null) {
+        ids = new IdSet(idBound, expectedKeys);
+        longsById = new long[Math.max(16, idBound)];
+      } else {
+        ids.clear();
+      }
+      if (index != null && index.size() > 0) {
+        index.clear(0); // the indexed form's table is not needed while dense
+      }
+    } else if (index == null) {
+      index = new IdIndex(expectedKeys);
+      int length = Math.max(16, expectedKeys);
+      if (primitive) {
+        longs = new long[length];
+      } else {
+        objects = new Object[length];
+      }
+    } else {
+      index.clear(expectedKeys);
+    }
     return this;
   }
 
@@ -54,7 +89,12 @@ final class WindowEntries {
 
   /** Returns the number of keys. */
   int size() {
-    return index.size();
+    return dense ? ids.size() : index.size();
+  }
+
+  /** Returns whether the window is in the dense form. */
+  boolean dense() {
+    return dense;
   }
 
   /**
@@ -64,6 +104,19 @@ final class WindowEntries {
    * @return whether the key is new in this window
    */
   boolean fold(int id, Object value, LongFold fold) {
+    if (dense) {
+      if (ids.contains(id)) {
+        longsById[id] = fold.fold(longsById[id], value);
+        return false;
+      }
+      long accumulator = fold.fold(fold.initial(), value);
+      if (id >= longsById.length) {
+        longsById = Arrays.copyOf(longsById, Math.max(id + 1, longsById.length * 2));
+      }
+      longsById[id] = accumulator;
+      ids.add(id);
+      return true;
+    }
     int position = index.positionOf(id);
     if (position >= 0) {
       longs[position] = fold.fold(longs[position], value);
@@ -101,12 +154,18 @@ final class WindowEntries {
 
   /** Writes the key id of each position into {@code idsByPosition}, which holds {@link #size()}. */
   void idsByPosition(int[] idsByPosition) {
-    index.idsByPosition(idsByPosition);
+    if (dense) {
+      for (int position = 0; position < ids.size(); position++) {
+        idsByPosition[position] = ids.idAt(position);
+      }
+    } else {
+      index.idsByPosition(idsByPosition);
+    }
   }
 
-  /** Returns the {@code long} accumulator at {@code position}. */
-  long longAt(int position) {
-    return longs[position];
+  /** Returns the {@code long} accumulator of the key {@code id} at {@code position}. */
+  long longAt(int position, int id) {
+    return dense ? longsById[id] : longs[position];
   }
 
   /** Returns the accumulator object at {@code position}. */
@@ -116,6 +175,6 @@ final class WindowEntries {
 
   /** Returns whether the accumulators are {@code long}s. */
   boolean primitive() {
-    return longs != null;
+    return primitive;
   }
 }

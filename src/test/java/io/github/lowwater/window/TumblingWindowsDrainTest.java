@@ -183,11 +183,19 @@ class TumblingWindowsDrainTest {
 
   @Test
   void atSteadyStateAddAndDrainAllocateNothing() {
+    // 5,000 keys, windows of about 1,000: indexed windows; 200 keys: every window holds them all,
+    // dense windows.
+    for (int keyCount : new int[] {5_000, 200}) {
+      assertSteadyStateAllocatesNothing(keyCount);
+    }
+  }
+
+  private static void assertSteadyStateAllocatesNothing(int keyCount) {
     com.sun.management.ThreadMXBean threads =
         (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     ManualClock clock = new ManualClock();
     TumblingWindows<String, Long, Long> windows = windows(Aggregators.sumLong(), clock);
-    String[] keys = new String[5_000];
+    String[] keys = new String[keyCount];
     for (int k = 0; k < keys.length; k++) {
       keys[k] = "key-" + k;
     }
@@ -231,6 +239,8 @@ class TumblingWindowsDrainTest {
     }
     long allocated = threads.getCurrentThreadAllocatedBytes() - before;
     assertThat(windows.stats().finalizedWindows()).isGreaterThan(1_000);
-    assertThat(allocated).as("bytes allocated by %d events", 5 * keyIndex.length).isZero();
+    assertThat(allocated)
+        .as("bytes allocated by %d events over %d keys", 5 * keyIndex.length, keyCount)
+        .isZero();
   }
 }

@@ -35,10 +35,14 @@ class WindowEntriesTest {
     for (long seed = 1; seed <= 30; seed++) {
       SplittableRandom random = new SplittableRandom(seed);
       boolean primitive = random.nextBoolean();
-      WindowEntries entries = new WindowEntries(primitive, random.nextInt(50));
+      WindowEntries entries = new WindowEntries(primitive);
       for (int window = 0; window < 20; window++) {
         int expected = random.nextInt(2_000);
-        entries.reset(window * 10L, window * 10L + 10, expected);
+        int idBound = random.nextInt(4_000); // ids may also go beyond it: the arrays grow
+        entries.reset(window * 10L, window * 10L + 10, expected, idBound);
+        assertThat(entries.dense())
+            .as("dense iff long accumulators and half the ids expected")
+            .isEqualTo(primitive && expected > 0 && 2L * expected >= idBound);
         assertThat(entries.start).isEqualTo(window * 10L);
         assertThat(entries.end).isEqualTo(window * 10L + 10);
         Map<Integer, Long> reference = new LinkedHashMap<>();
@@ -66,7 +70,7 @@ class WindowEntriesTest {
       contents.put(
           ids[position],
           entries.primitive()
-              ? entries.longAt(position)
+              ? entries.longAt(position, ids[position])
               : (Long) OBJECT_SUM.result(entries.objectAt(position)));
     }
     return contents;
@@ -74,8 +78,10 @@ class WindowEntriesTest {
 
   @Test
   void aFoldThatThrowsChangesNothing() {
-    for (boolean primitive : new boolean[] {true, false}) {
-      WindowEntries entries = new WindowEntries(primitive, 0).reset(0, 10, 0);
+    for (int form = 0; form < 3; form++) { // dense, indexed long, indexed object
+      boolean primitive = form < 2;
+      WindowEntries entries = new WindowEntries(primitive).reset(0, 10, 10, form == 0 ? 10 : 100);
+      assertThat(entries.dense()).isEqualTo(form == 0);
       fold(entries, 3, Long.MAX_VALUE);
       assertThatThrownBy(() -> fold(entries, 3, 1L)).isInstanceOf(ArithmeticException.class);
       assertThatThrownBy(() -> fold(entries, 4, "not a long"))
@@ -92,7 +98,7 @@ class WindowEntriesTest {
 
   @Test
   void aReusedWindowHoldsNoAccumulatorOfTheWindowBefore() {
-    WindowEntries entries = new WindowEntries(false, 0).reset(0, 10, 0);
+    WindowEntries entries = new WindowEntries(false).reset(0, 10, 0, 0);
     List<Object> accumulators = new ArrayList<>();
     for (int id = 0; id < 100; id++) {
       fold(entries, id, 1L);
@@ -102,7 +108,7 @@ class WindowEntriesTest {
     for (int position = 0; position < 100; position++) {
       assertThat(entries.objectAt(position)).isNull();
     }
-    entries.reset(10, 20, 100);
+    entries.reset(10, 20, 100, 100);
     assertThat(entries.size()).isZero();
     assertThat(fold(entries, 99, 5L)).isTrue();
     assertThat(contents(entries)).containsExactly(Map.entry(99, 5L));
