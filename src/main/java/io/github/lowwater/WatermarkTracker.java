@@ -149,6 +149,15 @@ public final class WatermarkTracker {
 
   private boolean firingTimers;
 
+  /**
+   * Whether the heap's root is settled and the watermark is at or above its contribution, as every
+   * re-evaluation leaves them. Cleared when a source enters or leaves the heap, since {@link
+   * #register} and {@link #source} do that without a re-evaluation. While it holds, an event of a
+   * source other than the root cannot change the candidate, so {@link #observe(Source, long, long)}
+   * skips the re-evaluation unless a deadline (idleness, a timer) is due.
+   */
+  private boolean rootRaised;
+
   private WatermarkTracker(Builder builder) {
     this.rule =
         new ContributionRule(
@@ -273,6 +282,11 @@ public final class WatermarkTracker {
       s.contribution = c; // the heap key catches up lazily, see SourceHeap
     }
     active(s, now);
+    if (rootRaised && !heap.isRoot(s) && !activity.hasIdle(now) && !timers.hasDue(watermark)) {
+      // evaluate(now) would retire nothing, find the same candidate (only a source other than the
+      // root rose, and the root's contribution is at or below the watermark) and fire nothing.
+      return;
+    }
     evaluate(now);
   }
 
@@ -665,6 +679,7 @@ public final class WatermarkTracker {
     if (heap.size() > 0) {
       raise(heap.settleRoot().contribution);
     }
+    rootRaised = true; // before the timers: a callback may activate a source and clear it
     fireDueTimers();
   }
 
@@ -841,6 +856,7 @@ public final class WatermarkTracker {
     activity.add(s, now);
     heap.insert(s);
     ACTIVE_SOURCES.setRelease(this, heap.size());
+    rootRaised = false; // s may be the new root, above the watermark
   }
 
   /** Takes a source out of the activity list and the heap, and publishes the count. */
@@ -848,6 +864,7 @@ public final class WatermarkTracker {
     activity.remove(s);
     heap.remove(s);
     ACTIVE_SOURCES.setRelease(this, heap.size());
+    rootRaised = false;
   }
 
   /**
