@@ -5,7 +5,6 @@ import io.github.lowwater.internal.TimeMath;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Objects;
 import org.slf4j.Logger;
@@ -117,35 +116,24 @@ public final class WatermarkTracker {
   /** Sources whose first event looked like the wrong unit; published through SUSPECT_TIME_UNITS. */
   private long suspectTimeUnits;
 
-  /** {@link #maxFutureSkewMillis} when the future-timestamp guard is off. */
-  static final long NO_FUTURE_GUARD = Long.MAX_VALUE;
-
-  private final long allowedLatenessMillis;
   private final long idleTimeoutNanos;
   private final Clock clock;
-  private final WatermarkStrategy strategy;
-  private final long maxFutureSkewMillis;
+
+  /** The strategy and the allowed lateness: how activity raises a source's contribution. */
+  private final ContributionRule rule;
+
+  private final FutureGuard futureGuard;
 
   /** Every known source, active or idle. */
   private final HashMap<Object, Source> sources = new HashMap<>();
 
-  /**
-   * A binary min-heap of the active sources, ordered by {@link #heapKeys}, a lower bound of the
-   * source's contribution that is brought up to date only when the source reaches the root. See
-   * {@link #settleRoot()}.
-   */
-  private Source[] heap = new Source[8];
+  /** The active sources by contribution: the root holds the candidate. */
+  private final SourceHeap heap = new SourceHeap();
 
-  /** {@code heapKeys[i]} is the heap key of {@code heap[i]}: a lower bound of its contribution. */
-  private long[] heapKeys = new long[8];
+  /** The active sources by last activity: the head goes idle first. */
+  private final ActivityList activity;
 
-  /**
-   * The active sources in ascending order of last activity (a doubly linked list through {@link
-   * Source#older} and {@link Source#newer}). The head is the source that goes idle first.
-   */
-  private Source oldest;
-
-  private Source newest;
+  private final TimerQueue timers = new TimerQueue();
 
   /** The latest monotonic reading, so that a clock going backwards cannot reorder activity. */
   private long lastNowNanos;
@@ -159,36 +147,37 @@ public final class WatermarkTracker {
   /** Events beyond the future-timestamp guard, published through FUTURE_EVENTS. */
   private long futureEvents;
 
-  /** The same per source, allocated at the first such event (a rare, cold path). */
-  private HashMap<Object, long[]> futureBySource;
-
-  /**
-   * Event-time timers: a binary min-heap over three parallel arrays, ordered by (time, sequence),
-   * so that registering a timer allocates nothing but array growth and ties fire in registration
-   * order.
-   */
-  private long[] timerTimes = new long[0];
-
-  private long[] timerSequences = new long[0];
-  private WatermarkTimer[] timerCallbacks = new WatermarkTimer[0];
-  private int timerCount;
-  private long timerSequence;
   private boolean firingTimers;
 
+  /**
+   * Whether the heap's root is settled and the watermark is at or above its contribution, as every
+   * re-evaluation leaves them. Cleared when a source enters or leaves the heap, since {@link
+   * #register} and {@link #source} do that without a re-evaluation. While it holds, an event of a
+   * source other than the root cannot change the candidate, so {@link #observe(Source, long, long)}
+   * skips the re-evaluation unless a deadline (idleness, a timer) is due.
+   */
+  private boolean rootRaised;
+
   private WatermarkTracker(Builder builder) {
-    this.allowedLatenessMillis =
-        TimeMath.toMillisSaturated(
-            builder.allowedLateness != null ? builder.allowedLateness : DEFAULT_ALLOWED_LATENESS);
+    this.rule =
+        new ContributionRule(
+            builder.strategy != null
+                ? builder.strategy
+                : WatermarkStrategy.BOUNDED_OUT_OF_ORDERNESS,
+            TimeMath.toMillisSaturated(
+                builder.allowedLateness != null
+                    ? builder.allowedLateness
+                    : DEFAULT_ALLOWED_LATENESS));
     this.idleTimeoutNanos =
         TimeMath.toNanosSaturated(
             builder.idleTimeout != null ? builder.idleTimeout : DEFAULT_IDLE_TIMEOUT);
+    this.activity = new ActivityList(idleTimeoutNanos);
     this.clock = builder.clock != null ? builder.clock : Clock.system();
-    this.strategy =
-        builder.strategy != null ? builder.strategy : WatermarkStrategy.BOUNDED_OUT_OF_ORDERNESS;
-    this.maxFutureSkewMillis =
-        builder.maxFutureSkew != null
-            ? TimeMath.toMillisSaturated(builder.maxFutureSkew)
-            : NO_FUTURE_GUARD;
+    this.futureGuard =
+        new FutureGuard(
+            builder.maxFutureSkew != null
+                ? TimeMath.toMillisSaturated(builder.maxFutureSkew)
+                : FutureGuard.OFF);
     this.lastNowNanos = clock.monotonicNanos();
   }
 
@@ -276,8 +265,8 @@ public final class WatermarkTracker {
   }
 
   private void observe(Source s, long eventTimeMillis, long now) {
-    if (maxFutureSkewMillis != NO_FUTURE_GUARD && isBeyondFutureGuard(eventTimeMillis)) {
-      countFutureEvent(s.key);
+    if (futureGuard.isOn() && futureGuard.isBeyond(eventTimeMillis, clock.wallMillis())) {
+      futureGuard.record(s.key);
       FUTURE_EVENTS.setRelease(this, futureEvents + 1);
       evaluate(now); // not activity: a source that only sends such events goes idle
       return;
@@ -288,13 +277,16 @@ public final class WatermarkTracker {
       }
       s.frontier = eventTimeMillis;
     }
-    if (strategy == WatermarkStrategy.BOUNDED_OUT_OF_ORDERNESS) {
-      long c = TimeMath.saturatedSubtract(eventTimeMillis, allowedLatenessMillis);
-      if (c > s.contribution) {
-        s.contribution = c; // the heap key catches up lazily, see settleRoot()
-      }
+    long c = rule.ofEvent(eventTimeMillis);
+    if (c > s.contribution) {
+      s.contribution = c; // the heap key catches up lazily, see SourceHeap
     }
     active(s, now);
+    if (rootRaised && !heap.isRoot(s) && !activity.hasIdle(now) && !timers.hasDue(watermark)) {
+      // evaluate(now) would retire nothing, find the same candidate (only a source other than the
+      // root rose, and the root's contribution is at or below the watermark) and fire nothing.
+      return;
+    }
     evaluate(now);
   }
 
@@ -313,9 +305,7 @@ public final class WatermarkTracker {
   public void punctuate(Object source, long watermarkMillis) {
     Source s = sourceFor(keyOf(source));
     long now = now();
-    if (watermarkMillis > s.contribution) {
-      s.contribution = watermarkMillis;
-    }
+    raiseContribution(s, watermarkMillis);
     active(s, now);
     evaluate(now);
   }
@@ -351,13 +341,7 @@ public final class WatermarkTracker {
     }
     long now = now();
     Source s = sourceFor(source);
-    long c =
-        Math.min(
-            minEventTimeMillis,
-            TimeMath.saturatedSubtract(maxEventTimeMillis, allowedLatenessMillis));
-    if (c > s.contribution) {
-      s.contribution = c;
-    }
+    raiseContribution(s, rule.ofLookahead(minEventTimeMillis, maxEventTimeMillis));
     active(s, now);
     evaluate(now);
   }
@@ -421,7 +405,7 @@ public final class WatermarkTracker {
   public boolean isActive(Object source) {
     source = keyOf(source);
     Source s = sources.get(source);
-    return s != null && s.heapIndex >= 0;
+    return s != null && heap.contains(s);
   }
 
   /**
@@ -446,14 +430,12 @@ public final class WatermarkTracker {
     long now = now();
     Source s = sources.remove(source);
     if (s != null) {
-      if (s.heapIndex >= 0) {
+      if (heap.contains(s)) {
         deactivate(s);
       }
       s.removed = true;
     }
-    if (futureBySource != null) {
-      futureBySource.remove(source);
-    }
+    futureGuard.forget(source);
     evaluate(now);
     return s != null;
   }
@@ -477,7 +459,7 @@ public final class WatermarkTracker {
    */
   public void advanceTo(long wallMillis) {
     evaluate(now());
-    long bound = TimeMath.saturatedSubtract(wallMillis, allowedLatenessMillis);
+    long bound = rule.lessLateness(wallMillis);
     long before = watermark;
     if (raise(bound) && LOG.isDebugEnabled()) {
       LOG.debug(
@@ -501,7 +483,7 @@ public final class WatermarkTracker {
    */
   public long seedWatermark(long candidateMillis) {
     evaluate(now());
-    long bound = TimeMath.saturatedSubtract(clock.wallMillis(), allowedLatenessMillis);
+    long bound = rule.lessLateness(clock.wallMillis());
     long effective = Math.min(candidateMillis, bound);
     if (candidateMillis > bound) {
       LOG.info(
@@ -544,13 +526,7 @@ public final class WatermarkTracker {
    */
   public void registerTimer(long timeMillis, WatermarkTimer timer) {
     Objects.requireNonNull(timer, "timer");
-    if (timerCount == timerTimes.length) {
-      int capacity = Math.max(8, timerCount * 2);
-      timerTimes = Arrays.copyOf(timerTimes, capacity);
-      timerSequences = Arrays.copyOf(timerSequences, capacity);
-      timerCallbacks = Arrays.copyOf(timerCallbacks, capacity);
-    }
-    timerSiftUp(timerCount++, timeMillis, timerSequence++, timer);
+    timers.add(timeMillis, timer);
     fireDueTimers();
   }
 
@@ -560,7 +536,7 @@ public final class WatermarkTracker {
    * @return the number of pending timers
    */
   public int pendingTimers() {
-    return timerCount;
+    return timers.size();
   }
 
   /**
@@ -595,9 +571,7 @@ public final class WatermarkTracker {
    * @throws NullPointerException if {@code source} is null
    */
   public long futureEvents(Object source) {
-    source = keyOf(source);
-    long[] count = futureBySource == null ? null : futureBySource.get(source);
-    return count == null ? 0 : count[0];
+    return futureGuard.count(keyOf(source));
   }
 
   /**
@@ -608,9 +582,7 @@ public final class WatermarkTracker {
    * @return the future limit in epoch milliseconds
    */
   public long futureLimitMillis() {
-    return maxFutureSkewMillis == NO_FUTURE_GUARD
-        ? Long.MAX_VALUE
-        : TimeMath.saturatedAdd(clock.wallMillis(), maxFutureSkewMillis);
+    return futureGuard.isOn() ? futureGuard.limitMillis(clock.wallMillis()) : Long.MAX_VALUE;
   }
 
   /**
@@ -619,7 +591,7 @@ public final class WatermarkTracker {
    * @return the watermark strategy
    */
   public WatermarkStrategy strategy() {
-    return strategy;
+    return rule.strategy();
   }
 
   /**
@@ -649,7 +621,7 @@ public final class WatermarkTracker {
    * @return the allowed lateness, {@code >= 0}
    */
   public long allowedLatenessMillis() {
-    return allowedLatenessMillis;
+    return rule.allowedLatenessMillis();
   }
 
   /**
@@ -677,7 +649,7 @@ public final class WatermarkTracker {
         + ", activeSources="
         + activeSources()
         + ", allowedLatenessMillis="
-        + allowedLatenessMillis
+        + allowedLatenessMillis()
         + ", idleTimeoutNanos="
         + idleTimeoutNanos
         + "}";
@@ -701,11 +673,13 @@ public final class WatermarkTracker {
    * fires the timers that are due.
    */
   private void evaluate(long now) {
-    expireIdle(now);
-    if (heapSize() > 0) {
-      settleRoot();
-      raise(heap[0].contribution);
+    if (activity.hasIdle(now)) {
+      retireIdle(now);
     }
+    if (heap.size() > 0) {
+      raise(heap.settleRoot().contribution);
+    }
+    rootRaised = true; // before the timers: a callback may activate a source and clear it
     fireDueTimers();
   }
 
@@ -752,17 +726,6 @@ public final class WatermarkTracker {
    */
   public long suspectTimeUnits() {
     return (long) SUSPECT_TIME_UNITS.getAcquire(this);
-  }
-
-  private void countFutureEvent(Object key) {
-    if (futureBySource == null) {
-      futureBySource = new HashMap<>();
-    }
-    futureBySource.computeIfAbsent(key, k -> new long[1])[0]++;
-  }
-
-  private boolean isBeyondFutureGuard(long eventTimeMillis) {
-    return eventTimeMillis > TimeMath.saturatedAdd(clock.wallMillis(), maxFutureSkewMillis);
   }
 
   private Source newSource(Object key) {
@@ -813,11 +776,11 @@ public final class WatermarkTracker {
    * activity also raises the contribution to the wall clock minus the allowed lateness.
    */
   private void active(Source s, long now) {
-    if (strategy == WatermarkStrategy.PROCESSING_TIME) {
-      raiseToWallClock(s);
+    if (rule.raisesOnActivity()) {
+      raiseContribution(s, rule.ofActivity(clock.wallMillis()));
     }
-    if (s.heapIndex >= 0) {
-      touch(s, now);
+    if (heap.contains(s)) {
+      activity.touch(s, now);
     } else {
       reactivate(s, now);
     }
@@ -826,10 +789,10 @@ public final class WatermarkTracker {
   // The hot path (observe of an active source) stays small enough for the JIT to inline whole;
   // everything that is rare or logs lives in a method of its own.
 
-  private void raiseToWallClock(Source s) {
-    long c = TimeMath.saturatedSubtract(clock.wallMillis(), allowedLatenessMillis);
-    if (c > s.contribution) {
-      s.contribution = c;
+  /** Raises a source's contribution to {@code floor} if that is higher (it never falls). */
+  private static void raiseContribution(Source s, long floor) {
+    if (floor > s.contribution) {
+      s.contribution = floor;
     }
   }
 
@@ -846,7 +809,7 @@ public final class WatermarkTracker {
   }
 
   private void fireDueTimers() {
-    if (timerCount != 0 && timerTimes[0] <= watermark && !firingTimers) {
+    if (!firingTimers && timers.hasDue(watermark)) {
       fireTimers();
     }
   }
@@ -854,63 +817,13 @@ public final class WatermarkTracker {
   private void fireTimers() {
     firingTimers = true;
     try {
-      while (timerCount > 0 && timerTimes[0] <= watermark) {
-        long time = timerTimes[0];
-        WatermarkTimer timer = timerCallbacks[0];
-        int last = --timerCount;
-        long lastTime = timerTimes[last];
-        long lastSequence = timerSequences[last];
-        WatermarkTimer lastTimer = timerCallbacks[last];
-        timerCallbacks[last] = null;
-        if (last > 0) {
-          timerSiftDown(0, lastTime, lastSequence, lastTimer);
-        }
-        timer.onTimer(time, watermark);
+      while (timers.hasDue(watermark)) {
+        long time = timers.firstTime();
+        timers.removeFirst().onTimer(time, watermark);
       }
     } finally {
       firingTimers = false;
     }
-  }
-
-  private static boolean timerBefore(long time, long sequence, long otherTime, long otherSeq) {
-    return time < otherTime || (time == otherTime && sequence < otherSeq);
-  }
-
-  private void timerSiftUp(int index, long time, long sequence, WatermarkTimer timer) {
-    while (index > 0) {
-      int parent = (index - 1) >>> 1;
-      if (!timerBefore(time, sequence, timerTimes[parent], timerSequences[parent])) {
-        break;
-      }
-      timerSet(index, timerTimes[parent], timerSequences[parent], timerCallbacks[parent]);
-      index = parent;
-    }
-    timerSet(index, time, sequence, timer);
-  }
-
-  private void timerSiftDown(int index, long time, long sequence, WatermarkTimer timer) {
-    int half = timerCount >>> 1;
-    while (index < half) {
-      int child = 2 * index + 1;
-      int right = child + 1;
-      if (right < timerCount
-          && timerBefore(
-              timerTimes[right], timerSequences[right], timerTimes[child], timerSequences[child])) {
-        child = right;
-      }
-      if (!timerBefore(timerTimes[child], timerSequences[child], time, sequence)) {
-        break;
-      }
-      timerSet(index, timerTimes[child], timerSequences[child], timerCallbacks[child]);
-      index = child;
-    }
-    timerSet(index, time, sequence, timer);
-  }
-
-  private void timerSet(int index, long time, long sequence, WatermarkTimer timer) {
-    timerTimes[index] = time;
-    timerSequences[index] = sequence;
-    timerCallbacks[index] = timer;
   }
 
   /** Raises the watermark to {@code value} if that is higher; returns whether it moved. */
@@ -922,16 +835,9 @@ public final class WatermarkTracker {
     return false;
   }
 
-  private void expireIdle(long now) {
-    Source s = oldest;
-    if (s != null && now - s.lastSeenNanos > idleTimeoutNanos) {
-      retireIdle(now);
-    }
-  }
-
   private void retireIdle(long now) {
     Source s;
-    while ((s = oldest) != null && now - s.lastSeenNanos > idleTimeoutNanos) {
+    while ((s = activity.firstIdle(now)) != null) {
       deactivate(s);
       if (LOG.isInfoEnabled()) {
         LOG.info(
@@ -945,159 +851,20 @@ public final class WatermarkTracker {
     }
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Activity list: active sources ordered by last activity, oldest first.
-
+  /** Puts a source into the activity list and the heap, and publishes the count. */
   private void activate(Source s, long now) {
-    s.lastSeenNanos = now;
-    linkNewest(s);
-    heapInsert(s);
+    activity.add(s, now);
+    heap.insert(s);
+    ACTIVE_SOURCES.setRelease(this, heap.size());
+    rootRaised = false; // s may be the new root, above the watermark
   }
 
+  /** Takes a source out of the activity list and the heap, and publishes the count. */
   private void deactivate(Source s) {
-    unlink(s);
-    heapRemove(s);
-  }
-
-  private void touch(Source s, long now) {
-    if (s.lastSeenNanos == now) {
-      return; // already among the newest (with a cached clock: every event of a poll but the first)
-    }
-    s.lastSeenNanos = now;
-    if (s != newest) {
-      moveToNewest(s);
-    }
-  }
-
-  private void moveToNewest(Source s) {
-    unlink(s);
-    linkNewest(s);
-  }
-
-  private void linkNewest(Source s) {
-    s.older = newest;
-    s.newer = null;
-    if (newest == null) {
-      oldest = s;
-    } else {
-      newest.newer = s;
-    }
-    newest = s;
-  }
-
-  private void unlink(Source s) {
-    Source older = s.older;
-    Source newer = s.newer;
-    if (older == null) {
-      oldest = newer;
-    } else {
-      older.newer = newer;
-    }
-    if (newer == null) {
-      newest = older;
-    } else {
-      newer.older = older;
-    }
-    s.older = null;
-    s.newer = null;
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Lazy min-heap over the active sources.
-  //
-  // A source's heap key is a lower bound of its contribution: contributions only grow, and
-  // observe() writes the contribution without touching the heap. Only the root is brought up to
-  // date, in settleRoot(): once the root's key equals its contribution, that contribution is the
-  // minimum of all active contributions, because every other source's contribution >= its key >=
-  // the root's key. So an event of a source that is not the slowest costs a field write, and the
-  // heap moves only when the slowest source moves.
-
-  private int heapSize() {
-    return activeSources;
-  }
-
-  private void setHeapSize(int size) {
-    ACTIVE_SOURCES.setRelease(this, size);
-  }
-
-  private void settleRoot() {
-    Source root = heap[0];
-    while (heapKeys[0] != root.contribution) {
-      siftDown(0, root, root.contribution);
-      root = heap[0];
-    }
-  }
-
-  private void heapInsert(Source s) {
-    int size = heapSize();
-    if (size == heap.length) {
-      heap = Arrays.copyOf(heap, size * 2);
-      heapKeys = Arrays.copyOf(heapKeys, size * 2);
-    }
-    setHeapSize(size + 1);
-    siftUp(size, s, s.contribution);
-  }
-
-  private void heapRemove(Source s) {
-    int index = s.heapIndex;
-    int last = heapSize() - 1;
-    Source moved = heap[last];
-    long movedKey = heapKeys[last];
-    heap[last] = null;
-    setHeapSize(last);
-    s.heapIndex = -1;
-    if (index != last) {
-      siftDown(index, moved, movedKey);
-      if (heap[index] == moved) {
-        siftUp(index, moved, movedKey);
-      }
-    }
-  }
-
-  // The keys live in a long[] beside the sources, so a sift compares contiguous longs and touches
-  // a Source object only to move it.
-
-  private void siftUp(int index, Source s, long key) {
-    while (index > 0) {
-      int parent = (index - 1) >>> 1;
-      long parentKey = heapKeys[parent];
-      if (parentKey <= key) {
-        break;
-      }
-      Source p = heap[parent];
-      heap[index] = p;
-      heapKeys[index] = parentKey;
-      p.heapIndex = index;
-      index = parent;
-    }
-    heap[index] = s;
-    heapKeys[index] = key;
-    s.heapIndex = index;
-  }
-
-  private void siftDown(int index, Source s, long key) {
-    int size = heapSize();
-    int half = size >>> 1;
-    while (index < half) {
-      int child = 2 * index + 1;
-      long childKey = heapKeys[child];
-      int right = child + 1;
-      if (right < size && heapKeys[right] < childKey) {
-        child = right;
-        childKey = heapKeys[right];
-      }
-      if (key <= childKey) {
-        break;
-      }
-      Source c = heap[child];
-      heap[index] = c;
-      heapKeys[index] = childKey;
-      c.heapIndex = index;
-      index = child;
-    }
-    heap[index] = s;
-    heapKeys[index] = key;
-    s.heapIndex = index;
+    activity.remove(s);
+    heap.remove(s);
+    ACTIVE_SOURCES.setRelease(this, heap.size());
+    rootRaised = false;
   }
 
   /**
@@ -1127,13 +894,15 @@ public final class WatermarkTracker {
     /** The monotonic reading of the last observation or registration. */
     long lastSeenNanos;
 
-    /** The index in the heap, or -1 while idle. */
-    int heapIndex = -1;
+    /** The index in the {@link SourceHeap}, or {@link SourceHeap#NOT_IN_HEAP} while idle. */
+    int heapIndex = SourceHeap.NOT_IN_HEAP;
 
+    /** The neighbours in the {@link ActivityList}, {@code null} outside it. */
     Source older;
+
     Source newer;
 
-    private Source(WatermarkTracker owner, Object key) {
+    Source(WatermarkTracker owner, Object key) {
       this.owner = owner;
       this.key = key;
     }
