@@ -38,7 +38,8 @@ final class FutureGuard {
   }
 
   /**
-   * Returns whether the guard is on; when it is off, {@link #isBeyond} is always {@code false}.
+   * Returns whether the guard is on; when it is off, {@link #limitMillis} is {@link
+   * Long#MAX_VALUE}.
    *
    * @return {@code false} if the guard was created {@link #OFF}
    */
@@ -54,17 +55,6 @@ final class FutureGuard {
    */
   long limitMillis(long wallMillis) {
     return isOn() ? TimeMath.saturatedAdd(wallMillis, maxFutureSkewMillis) : Long.MAX_VALUE;
-  }
-
-  /**
-   * Returns whether an event time is beyond the guard at {@code wallMillis}.
-   *
-   * @param eventTimeMillis the event time
-   * @param wallMillis the wall-clock reading, epoch milliseconds
-   * @return {@code true} if {@code eventTimeMillis > limitMillis(wallMillis)}
-   */
-  boolean isBeyond(long eventTimeMillis, long wallMillis) {
-    return eventTimeMillis > limitMillis(wallMillis);
   }
 
   /**

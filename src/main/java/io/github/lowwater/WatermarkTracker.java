@@ -201,8 +201,6 @@ public final class WatermarkTracker {
    * watermark is recorded like any other: it counts as activity of its source and never lowers the
    * watermark.
    *
-   * <p>*
-   *
    * <p>With a {@linkplain Builder#maxFutureSkew future-timestamp guard}, an event more than {@code
    * maxFutureSkew} ahead of {@code clock.wallMillis()} is only counted ({@link #futureEvents()}):
    * it neither moves the frontier nor counts as activity, so a source that sends nothing else goes
@@ -216,15 +214,35 @@ public final class WatermarkTracker {
    */
   public void observe(Object source, long eventTimeMillis) {
     Objects.requireNonNull(source, "source");
+    observe(source, eventTimeMillis, futureLimitMillis());
+  }
+
+  /**
+   * Records an event as {@link #observe(Object, long)} does, judging the future-timestamp guard
+   * against {@code futureLimitMillis}, a reading of {@link #futureLimitMillis()} the caller took
+   * for this event: for a caller that must know before the event is observed whether the guard
+   * stops it (as {@code TumblingWindows} does, to apply its {@code FutureEventPolicy}), so that its
+   * decision and the tracker's are one, and the wall clock is read once.
+   *
+   * @param source the source, or a handle from {@link #source(Object)}
+   * @param eventTimeMillis the event time in epoch milliseconds; any {@code long}
+   * @param futureLimitMillis the largest event time that may move a frontier: {@link
+   *     #futureLimitMillis()}, read for this event ({@link Long#MAX_VALUE} without a guard)
+   * @return {@code true} if the event was observed, {@code false} if it was beyond the guard (then
+   *     only counted, in {@link #futureEvents()})
+   * @throws NullPointerException if {@code source} is null
+   * @throws IllegalArgumentException if {@code source} is a handle of another tracker
+   */
+  public boolean observe(Object source, long eventTimeMillis, long futureLimitMillis) {
+    Objects.requireNonNull(source, "source");
     Source s = sources.get(source);
     if (s == null) {
       if (source instanceof Source) { // a handle passed as Object: never a key of the map
-        observe((Source) source, eventTimeMillis);
-        return;
+        return observe(attached((Source) source), eventTimeMillis, now(), futureLimitMillis);
       }
       s = newSource(source);
     }
-    observe(s, eventTimeMillis, now());
+    return observe(s, eventTimeMillis, now(), futureLimitMillis);
   }
 
   /**
@@ -240,7 +258,7 @@ public final class WatermarkTracker {
   public void observe(Source source, long eventTimeMillis) {
     Objects.requireNonNull(source, "source");
     Source s = attached(source);
-    observe(s, eventTimeMillis, now());
+    observe(s, eventTimeMillis, now(), futureLimitMillis());
   }
 
   /**
@@ -264,12 +282,12 @@ public final class WatermarkTracker {
     return s;
   }
 
-  private void observe(Source s, long eventTimeMillis, long now) {
-    if (futureGuard.isOn() && futureGuard.isBeyond(eventTimeMillis, clock.wallMillis())) {
+  private boolean observe(Source s, long eventTimeMillis, long now, long futureLimitMillis) {
+    if (eventTimeMillis > futureLimitMillis) {
       futureGuard.record(s.key);
       FUTURE_EVENTS.setRelease(this, futureEvents + 1);
       evaluate(now); // not activity: a source that only sends such events goes idle
-      return;
+      return false;
     }
     if (eventTimeMillis > s.frontier) {
       if (s.frontier == UNSEEN) {
@@ -285,9 +303,10 @@ public final class WatermarkTracker {
     if (rootRaised && !heap.isRoot(s) && !activity.hasIdle(now) && !timers.hasDue(watermark)) {
       // evaluate(now) would retire nothing, find the same candidate (only a source other than the
       // root rose, and the root's contribution is at or below the watermark) and fire nothing.
-      return;
+      return true;
     }
     evaluate(now);
+    return true;
   }
 
   /**

@@ -80,7 +80,6 @@ public final class TumblingWindows<K, V, R> {
   private static final VarHandle OPEN_ENTRIES;
   private static final VarHandle FINALIZED_WINDOWS;
   private static final VarHandle OPEN_WINDOWS;
-  private static final VarHandle FUTURE_EVENTS;
 
   static {
     try {
@@ -91,7 +90,6 @@ public final class TumblingWindows<K, V, R> {
       FINALIZED_WINDOWS =
           lookup.findVarHandle(TumblingWindows.class, "finalizedWindows", long.class);
       OPEN_WINDOWS = lookup.findVarHandle(TumblingWindows.class, "openWindows", long.class);
-      FUTURE_EVENTS = lookup.findVarHandle(TumblingWindows.class, "futureEvents", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -100,11 +98,9 @@ public final class TumblingWindows<K, V, R> {
   private final long sizeMillis;
   private final Aggregator<? super V, Object, R> aggregator;
   private final LateEventHandler<? super V> lateEventHandler;
-  private final WatermarkTracker tracker;
-  private final Clock clock;
 
-  /** {@code Long.MAX_VALUE} when the future-timestamp guard is off. */
-  private final long maxFutureSkewMillis;
+  /** The watermark, and the one future-timestamp guard. */
+  private final WatermarkTracker tracker;
 
   private final FutureEventPolicy futureEventPolicy;
 
@@ -147,7 +143,6 @@ public final class TumblingWindows<K, V, R> {
   private long openWindows;
   private long openEntries;
   private long finalizedWindows;
-  private long futureEvents;
 
   @SuppressWarnings("unchecked") // the accumulator type is captured once and stays consistent
   private TumblingWindows(Builder<? super V, R> builder) {
@@ -156,11 +151,6 @@ public final class TumblingWindows<K, V, R> {
     this.longFold = aggregator instanceof LongFold ? (LongFold) aggregator : null;
     this.lateEventHandler = (LateEventHandler<? super V>) builder.lateEventHandler;
     this.tracker = builder.tracker.build();
-    this.clock = tracker.clock();
-    this.maxFutureSkewMillis =
-        builder.maxFutureSkew == null
-            ? Long.MAX_VALUE
-            : TimeMath.toMillisSaturated(builder.maxFutureSkew);
     this.futureEventPolicy =
         builder.futureEventPolicy == null ? FutureEventPolicy.ACCEPT : builder.futureEventPolicy;
   }
@@ -259,36 +249,30 @@ public final class TumblingWindows<K, V, R> {
       w = null;
     }
     long watermark = tracker.watermark();
-    if (maxFutureSkewMillis != Long.MAX_VALUE
-        && eventTimeMillis > TimeMath.saturatedAdd(clock.wallMillis(), maxFutureSkewMillis)) {
-      return future(source, eventTimeMillis, start, end, watermark, key, value);
+    long futureLimit = tracker.futureLimitMillis(); // the tracker's guard, read once per event
+    if (eventTimeMillis > futureLimit) {
+      return future(
+          source, handle, eventTimeMillis, start, end, watermark, key, value, futureLimit);
     }
     if (end <= watermark) {
-      return late(source, handle, eventTimeMillis, end, watermark, key, value, true);
+      return late(source, handle, eventTimeMillis, end, watermark, key, value, futureLimit);
     }
     accumulate(w, start, end, key, value);
     ACCEPTED.setRelease(this, accepted + 1);
     try {
-      observe(source, handle, eventTimeMillis); // a timer may throw: the event is in by now
+      // A timer may throw: the event is in by now.
+      tracker.observe(handle != null ? handle : source, eventTimeMillis, futureLimit);
     } finally {
       finalizeReady();
     }
     return true;
   }
 
-  private void observe(Object source, WatermarkTracker.Source handle, long eventTimeMillis) {
-    if (handle != null) {
-      tracker.observe(handle, eventTimeMillis);
-    } else {
-      tracker.observe(source, eventTimeMillis);
-    }
-  }
-
   /**
-   * The late path: count, observe (if {@code observe}), finalize what the observation passed, then
-   * hand over. A timer that throws during the observation does not skip the count, the finalization
-   * or the handler: its exception is rethrown after them (with the handler's, if that throws too,
-   * added as suppressed).
+   * The late path: count, observe (against {@code futureLimit}: an event beyond it is only counted
+   * by the tracker), finalize what the observation passed, then hand over. A timer that throws
+   * during the observation does not skip the count, the finalization or the handler: its exception
+   * is rethrown after them (with the handler's, if that throws too, added as suppressed).
    */
   private boolean late(
       Object source,
@@ -298,16 +282,12 @@ public final class TumblingWindows<K, V, R> {
       long watermark,
       K key,
       V value,
-      boolean observe) {
+      long futureLimit) {
     LATE.setRelease(this, late + 1);
     countsFor(source)[LATE_INDEX]++;
     RuntimeException timerFailure = null;
     try {
-      if (observe) {
-        observe(source, handle, eventTimeMillis);
-      } else {
-        tracker.refresh(); // a future event: a re-evaluation, but no activity of the source
-      }
+      tracker.observe(handle != null ? handle : source, eventTimeMillis, futureLimit);
     } catch (RuntimeException e) {
       timerFailure = e;
     }
@@ -335,19 +315,27 @@ public final class TumblingWindows<K, V, R> {
    * open, else to the late path.
    */
   private boolean future(
-      Object source, long eventTimeMillis, long start, long end, long watermark, K key, V value) {
+      Object source,
+      WatermarkTracker.Source handle,
+      long eventTimeMillis,
+      long start,
+      long end,
+      long watermark,
+      K key,
+      V value,
+      long futureLimit) {
     boolean closed = end <= watermark; // a watermark ahead of the wall clock: its window is closed
     if (futureEventPolicy == FutureEventPolicy.ACCEPT && !closed) {
       accumulate(null, start, end, key, value);
       ACCEPTED.setRelease(this, accepted + 1);
     }
-    FUTURE_EVENTS.setRelease(this, futureEvents + 1);
     countsFor(source)[FUTURE_INDEX]++;
     if (futureEventPolicy == FutureEventPolicy.LATE || closed) {
-      return late(source, null, eventTimeMillis, end, watermark, key, value, false);
+      return late(source, handle, eventTimeMillis, end, watermark, key, value, futureLimit);
     }
     try {
-      tracker.refresh(); // a re-evaluation, but no activity of the source
+      // Counted by the tracker's guard: a re-evaluation, but no activity of the source.
+      tracker.observe(handle != null ? handle : source, eventTimeMillis, futureLimit);
     } finally {
       finalizeReady();
     }
@@ -671,20 +659,27 @@ public final class TumblingWindows<K, V, R> {
    */
   public void observe(Object source, long eventTimeMillis) {
     Objects.requireNonNull(source, "source");
+    Object key = keyOf(source);
     try {
-      if (source instanceof WatermarkTracker.Source) {
-        WatermarkTracker.Source handle = (WatermarkTracker.Source) source;
-        if (!handle.belongsTo(tracker)) {
-          throw new IllegalArgumentException(
-              "source handle belongs to other windows: " + handle.key());
-        }
-        tracker.observe(handle, eventTimeMillis);
-      } else {
-        tracker.observe(source, eventTimeMillis);
+      if (!tracker.observe(source, eventTimeMillis, tracker.futureLimitMillis())) {
+        countsFor(key)[FUTURE_INDEX]++; // beyond the guard: counted, not observed
       }
     } finally {
       finalizeReady();
     }
+  }
+
+  /** The key behind a source argument; a handle must be one of these windows'. */
+  private Object keyOf(Object source) {
+    if (source instanceof WatermarkTracker.Source) {
+      WatermarkTracker.Source handle = (WatermarkTracker.Source) source;
+      if (!handle.belongsTo(tracker)) {
+        throw new IllegalArgumentException(
+            "source handle belongs to other windows: " + handle.key());
+      }
+      return handle.key();
+    }
+    return source;
   }
 
   /**
@@ -701,15 +696,7 @@ public final class TumblingWindows<K, V, R> {
    */
   public void observeLate(Object source, long eventTimeMillis) {
     Objects.requireNonNull(source, "source");
-    Object key = source;
-    if (source instanceof WatermarkTracker.Source) {
-      WatermarkTracker.Source handle = (WatermarkTracker.Source) source;
-      if (!handle.belongsTo(tracker)) {
-        throw new IllegalArgumentException(
-            "source handle belongs to other windows: " + handle.key());
-      }
-      key = handle.key();
-    }
+    Object key = keyOf(source);
     LATE.setRelease(this, late + 1);
     countsFor(key)[LATE_INDEX]++;
     observe(source, eventTimeMillis);
@@ -806,7 +793,7 @@ public final class TumblingWindows<K, V, R> {
     return new WindowStats(
         (long) ACCEPTED.getAcquire(this),
         (long) LATE.getAcquire(this),
-        (long) FUTURE_EVENTS.getAcquire(this),
+        tracker.futureEvents(),
         (long) OPEN_WINDOWS.getAcquire(this),
         (long) OPEN_ENTRIES.getAcquire(this),
         (long) FINALIZED_WINDOWS.getAcquire(this),
@@ -895,7 +882,6 @@ public final class TumblingWindows<K, V, R> {
     private final Aggregator<? super V, ?, R> aggregator;
     private final WatermarkTracker.Builder tracker = WatermarkTracker.builder();
     private LateEventHandler<? super V> lateEventHandler;
-    private Duration maxFutureSkew;
     private FutureEventPolicy futureEventPolicy;
 
     private Builder(Duration size, Aggregator<? super V, ?, R> aggregator) {
@@ -979,9 +965,7 @@ public final class TumblingWindows<K, V, R> {
      * @throws IllegalStateException if the guard was already set
      */
     public Builder<V, R> maxFutureSkew(Duration maxFutureSkew) {
-      Checks.requireNonNegative(maxFutureSkew, "maxFutureSkew");
-      Checks.requireUnset(this.maxFutureSkew == null, "maxFutureSkew", this.maxFutureSkew);
-      this.maxFutureSkew = maxFutureSkew;
+      tracker.maxFutureSkew(maxFutureSkew); // one guard, the tracker's
       return this;
     }
 

@@ -28,6 +28,29 @@ class TumblingWindowsFutureGuardTest extends WindowsFixture {
     assertThat(w.watermark()).as("the broken device holds nothing back").isEqualTo(now + SIZE);
   }
 
+  /**
+   * One guard, the tracker's: an event beyond it is counted once, by the same rule, whether it
+   * comes through {@code add} under either policy or through {@code observe} (a redelivered
+   * record), and an unknown source that sends only such events is known afterwards, but idle.
+   */
+  @Test
+  void oneGuardTheTrackersCountsEveryPathOnceAndKeepsAnUnknownSourceIdle() {
+    for (FutureEventPolicy policy : FutureEventPolicy.values()) {
+      TumblingWindows<String, Long, Long> w =
+          builder().maxFutureSkew(Duration.ofMinutes(1)).futureEventPolicy(policy).build();
+      w.add("fleet", now, "k", 1L);
+      w.add("device", now + 60_001, "k", 1L);
+      w.observe("device", now + 120_000);
+      w.observe(w.source("fleet"), now + 60_000); // at the limit: observed
+      assertThat(w.stats().futureEvents()).as("%s", policy).isEqualTo(2);
+      assertThat(w.futureBySource()).as("%s", policy).containsExactly(entry("device", 2L));
+      assertThat(w.frontier("device")).isEqualTo(Long.MIN_VALUE);
+      assertThat(w.frontier("fleet")).isEqualTo(now + 60_000);
+      assertThat(w.isActive("device")).isFalse();
+      assertThat(w.activeSources()).isEqualTo(1);
+    }
+  }
+
   @Test
   void futureEventGoesToTheLatePathUnderTheLatePolicy() {
     TumblingWindows<String, Long, Long> w =
