@@ -52,10 +52,12 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       window, 0.18 per (window, key). Deterministic (fixed seeds). The skew of the catch-up comes
  *       from the partition sizes and from how the consumer fetches (a poll returns up to 500
  *       records, mostly of one partition).
- *   <li>Then {@code --rounds} rounds (default 3), each of three passes in this order, each pass
- *       with a new {@code KafkaConsumer} (no group: {@code assign} every partition, {@code
- *       seekToBeginning}, {@code max.poll.records} 500, {@code StringDeserializer} and {@code
- *       LongDeserializer}) that polls until it has read every record:
+ *   <li>Then {@code --warmup} rounds (default 1, printed but left out of the summary: the JIT
+ *       compiles the consumer and the loops in them) and {@code --rounds} rounds (default 3), each
+ *       of three passes in this order ({@code --loops}, default {@code count,hashmap,windows}),
+ *       each pass with a new {@code KafkaConsumer} (no group: {@code assign} every partition,
+ *       {@code seekToBeginning}, {@code max.poll.records} 500, {@code StringDeserializer} and
+ *       {@code LongDeserializer}) that polls until it has read every record:
  *       <ol type="i">
  *         <li>{@code count}: counts the records of each poll, one by one;
  *         <li>{@code hashmap}: sums the values per key into one {@code HashMap<String, long[]>}, no
@@ -88,9 +90,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * </pre>
  *
  * <p>Options: {@code --records N} (default 10,000,000), {@code --keys N} (100,000), {@code
- * --partitions N} (6), {@code --rounds N} (3). The heap is the JVM's ({@code -Xms2g -Xmx2g}, as the
- * JMH benchmarks; the collector is the default, G1 on this machine). The broker's log lives in a
- * temporary directory (about 40 bytes per record on disk) that is deleted at the end.
+ * --partitions N} (6), {@code --warmup N} (1), {@code --rounds N} (3), {@code --loops L,L}
+ * (count,hashmap,windows). The heap is the JVM's ({@code -Xms2g -Xmx2g}, as the JMH benchmarks; the
+ * collector is the default, G1 on this machine). The broker's log lives in a temporary directory
+ * (about 40 bytes per record on disk) that is deleted at the end.
  *
  * <h2>Output</h2>
  *
@@ -113,15 +116,21 @@ public final class EndToEnd {
   static final Duration ALLOWED_LATENESS = Duration.ofMinutes(2);
   static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
 
+  /** The loops of a round, in their order. */
+  static final List<String> LOOPS = List.of("count", "hashmap", "windows");
+
   private EndToEnd() {}
 
   /** The command-line options. */
-  record Options(long records, int keys, int partitions, int rounds) {
+  record Options(
+      long records, int keys, int partitions, int warmup, int rounds, List<String> loops) {
     static Options parse(String[] args) {
       long records = 10_000_000;
       int keys = 100_000;
       int partitions = 6;
+      int warmup = 1;
       int rounds = 3;
+      List<String> loops = LOOPS;
       for (int a = 0; a < args.length; a++) {
         String name = args[a];
         if (a + 1 >= args.length) {
@@ -132,24 +141,33 @@ public final class EndToEnd {
           case "--records" -> records = Long.parseLong(value);
           case "--keys" -> keys = Integer.parseInt(value);
           case "--partitions" -> partitions = Integer.parseInt(value);
+          case "--warmup" -> warmup = Integer.parseInt(value);
           case "--rounds" -> rounds = Integer.parseInt(value);
+          case "--loops" -> loops = List.of(args[a].split(","));
           default ->
               throw new IllegalArgumentException(
-                  "unknown option " + name + " (--records, --keys, --partitions, --rounds)");
+                  "unknown option "
+                      + name
+                      + " (--records, --keys, --partitions, --warmup, --rounds, --loops)");
         }
       }
-      if (records < partitions || keys < 1 || partitions < 1 || rounds < 1) {
+      if (!LOOPS.containsAll(loops) || loops.isEmpty()) {
+        throw new IllegalArgumentException("--loops must name some of " + LOOPS + ": " + loops);
+      }
+      if (records < partitions || keys < 1 || partitions < 1 || warmup < 0 || rounds < 1) {
         throw new IllegalArgumentException(
-            "need records >= partitions >= 1, keys >= 1, rounds >= 1: "
+            "need records >= partitions >= 1, keys >= 1, warmup >= 0, rounds >= 1: "
                 + records
                 + ", "
                 + partitions
                 + ", "
                 + keys
                 + ", "
+                + warmup
+                + ", "
                 + rounds);
       }
-      return new Options(records, keys, partitions, rounds);
+      return new Options(records, keys, partitions, warmup, rounds, loops);
     }
   }
 
@@ -175,11 +193,14 @@ public final class EndToEnd {
     long begin = System.nanoTime();
     System.out.printf(
         Locale.ROOT,
-        "EndToEnd: %,d records, %,d keys, %d partitions, %d rounds; %s %s, heap max %,d MB, %s%n%n",
+        "EndToEnd: %,d records, %,d keys, %d partitions, %d warm-up + %d rounds of %s; %s %s,"
+            + " heap max %,d MB, %s%n%n",
         o.records(),
         o.keys(),
         o.partitions(),
+        o.warmup(),
         o.rounds(),
+        o.loops(),
         System.getProperty("java.vm.name"),
         Runtime.version(),
         Runtime.getRuntime().maxMemory() >> 20,
@@ -203,14 +224,16 @@ public final class EndToEnd {
           "| round | loop | records | seconds | records/s | young GCs | young GC ms | other GCs |"
               + " other GC ms |");
       System.out.println("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-      for (int round = 1; round <= o.rounds(); round++) {
-        for (String loop : new String[] {"count", "hashmap", "windows"}) {
+      for (int round = 1 - o.warmup(); round <= o.rounds(); round++) {
+        for (String loop : o.loops()) {
           Pass p = pass(broker.bootstrapServers(), o, round, loop);
-          passes.add(p);
+          if (round > 0) {
+            passes.add(p);
+          }
           System.out.printf(
               Locale.ROOT,
-              "| %d | %s | %,d | %.2f | %,.0f | %d | %d | %d | %d |%n",
-              p.round(),
+              "| %s | %s | %,d | %.2f | %,.0f | %d | %d | %d | %d |%n",
+              round > 0 ? Integer.toString(round) : "warm-up",
               p.loop(),
               p.records(),
               p.nanos() / 1e9,
@@ -450,16 +473,19 @@ public final class EndToEnd {
       byLoop.computeIfAbsent(p.loop(), k -> new ArrayList<>()).add(p);
     }
     for (Pass p : passes) {
-      if (p.records() != o.records()) {
+      if (p.records() != o.records()) { // never: a pass polls until it has read them all
         throw new IllegalStateException("a pass read " + p.records() + " records: " + p);
       }
     }
-    long mapSum = byLoop.get("hashmap").get(0).checksum();
-    for (Pass p : byLoop.get("windows")) {
-      // A late record is counted, not summed: the sums agree when there is none.
-      if (p.late() == 0 && p.checksum() != mapSum) {
-        throw new IllegalStateException(
-            "windows summed " + p.checksum() + " but the map summed " + mapSum + ": " + p);
+    long late = byLoop.containsKey("windows") ? byLoop.get("windows").get(0).late() : 0;
+    if (byLoop.containsKey("hashmap") && byLoop.containsKey("windows")) {
+      long mapSum = byLoop.get("hashmap").get(0).checksum();
+      for (Pass p : byLoop.get("windows")) {
+        // A late record is counted, not summed: the sums agree when there is none.
+        if (p.late() == 0 && p.checksum() != mapSum) {
+          throw new IllegalStateException(
+              "windows summed " + p.checksum() + " but the map summed " + mapSum + ": " + p);
+        }
       }
     }
     System.out.println();
@@ -482,16 +508,27 @@ public final class EndToEnd {
           median(ps.stream().mapToDouble(Pass::youngMillis).toArray()),
           median(ps.stream().mapToDouble(p -> p.youngMillis() * 1e6 / p.nanos()).toArray()) * 100);
     }
-    long late = byLoop.get("windows").get(0).late();
-    System.out.printf(
-        Locale.ROOT,
-        "%nRatios of the medians: windows / hashmap = %.2f, windows / count = %.2f, hashmap / count"
-            + " = %.2f (late records in the windows pass: %,d; sums agree: %s)%n",
-        median.get("windows") / median.get("hashmap"),
-        median.get("windows") / median.get("count"),
-        median.get("hashmap") / median.get("count"),
-        late,
-        late == 0 ? "yes" : "n/a, some records were late");
+    System.out.println();
+    System.out.println(
+        "Ratios of the medians: "
+            + ratio(median, "windows", "hashmap")
+            + ", "
+            + ratio(median, "windows", "count")
+            + ", "
+            + ratio(median, "hashmap", "count")
+            + String.format(
+                Locale.ROOT,
+                " (late records in the windows pass: %,d; window sums equal the map's: %s)",
+                late,
+                late == 0 && byLoop.containsKey("hashmap") && byLoop.containsKey("windows")
+                    ? "yes"
+                    : "not checked"));
+  }
+
+  static String ratio(Map<String, Double> median, String a, String b) {
+    return median.containsKey(a) && median.containsKey(b)
+        ? String.format(Locale.ROOT, "%s / %s = %.2f", a, b, median.get(a) / median.get(b))
+        : a + " / " + b + " = n/a";
   }
 
   static double median(double[] values) {
