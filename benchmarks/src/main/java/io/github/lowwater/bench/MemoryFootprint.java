@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 import org.apache.flink.api.common.eventtime.WatermarkOutputMultiplexer;
 
 /**
@@ -24,6 +26,13 @@ import org.apache.flink.api.common.eventtime.WatermarkOutputMultiplexer;
  * java -XX:+UseSerialGC -Xms1g -Xmx1g -cp benchmarks/target/benchmarks.jar \
  *     io.github.lowwater.bench.MemoryFootprint
  * </pre>
+ *
+ * <p>The matrix rows feed the feed of {@link WindowsMatrixBenchmark} (sparse or dense, 1,000 or
+ * 100,000 keys) into the windows of its {@code windowsAdd} for {@link #MATRIX_LAPS} laps, drop the
+ * finalized results, and divide the retained heap by the open (window, key) entries left ({@code
+ * stats().openEntries()}): the whole state (the open windows' maps, the window objects, the
+ * tracker) per entry, in the steady state of that benchmark. The per-source row registers {@code n}
+ * sources through {@code source(key)} and adds one event of each (into one shared entry).
  *
  * <p>The figures include each structure's share of its growable arrays (hash tables, the heap
  * array), which depends on where {@code n} falls between two doublings, so several sizes are
@@ -124,6 +133,36 @@ public final class MemoryFootprint {
             return windows;
           });
     }
+    Long[] values = Feed.values();
+    for (String density : new String[] {"sparse", "dense"}) {
+      Feed feed = WindowsMatrixBenchmark.feed(density);
+      for (int keyCount : new int[] {1_000, 100_000}) {
+        String[] key = matrixKeys(keyCount);
+        reportPerUnit(
+            "Lowwater `TumblingWindows`, per open (window, key), matrix feed "
+                + density
+                + ", "
+                + String.format("%,d", keyCount)
+                + " keys, after "
+                + MATRIX_LAPS
+                + " laps",
+            () -> matrixWindows(feed, key, values),
+            state -> ((TumblingWindows<?, ?, ?>) state).stats().openEntries());
+      }
+    }
+    for (int n : new int[] {6, 1_024, 16_384}) {
+      TopicPartitionKey[] keys = sourceKeys(n);
+      report(
+          "Lowwater `TumblingWindows`, per source (`source(key)`, one event each)",
+          n,
+          i -> {
+            TumblingWindows<String, Long, Long> windows = windows();
+            for (int k = 0; k < i; k++) {
+              windows.add(windows.source(keys[k]), Feed.BASE_MILLIS, "k", one);
+            }
+            return windows;
+          });
+    }
     TopicPartitionKey[] alignerSources = sourceKeys(16);
     for (int n : new int[] {10_000, 100_000}) {
       report(
@@ -172,6 +211,50 @@ public final class MemoryFootprint {
     }
   }
 
+  /** Laps of the matrix feed fed before measuring: the first lap opens, the second is steady. */
+  static final int MATRIX_LAPS = 2;
+
+  /** The key of each event of the matrix feed, uniform over {@code keys}. */
+  private static String[] matrixKeys(int keys) {
+    String[] strings = Feed.keyStrings(keys);
+    int[] index = Feed.keyIndexes(keys);
+    String[] key = new String[Feed.LENGTH];
+    for (int i = 0; i < Feed.LENGTH; i++) {
+      key[i] = strings[index[i]];
+    }
+    return key;
+  }
+
+  /**
+   * The windows of {@code WindowsMatrixBenchmark.windowsAdd} (5 minutes, 2 minutes of lateness,
+   * source handles) after {@link #MATRIX_LAPS} laps of the matrix feed, the finalized windows
+   * polled and dropped: what stays is the open windows of the steady state (their number and size
+   * depend on the density; see {@link MatrixDensity}). A manual clock that never moves: nothing
+   * idles.
+   */
+  private static TumblingWindows<String, Long, Long> matrixWindows(
+      Feed feed, String[] key, Long[] values) {
+    TumblingWindows<String, Long, Long> windows =
+        TumblingWindows.builder(WindowsMatrixBenchmark.WINDOW_SIZE, Aggregators.sumLong())
+            .allowedLateness(WindowsMatrixBenchmark.ALLOWED_LATENESS)
+            .idleTimeout(WatermarkBenchmark.IDLE_TIMEOUT)
+            .clock(new ManualClock())
+            .build();
+    WatermarkTracker.Source[] handles = new WatermarkTracker.Source[feed.sources];
+    for (int p = 0; p < feed.sources; p++) {
+      handles[p] = windows.source(feed.sourceKeys[p]);
+    }
+    for (long c = 0; c < (long) MATRIX_LAPS << Feed.LOG2_LENGTH; c++) {
+      int i = (int) c & Feed.MASK;
+      if (feed.pollStart[i]) {
+        windows.pollFinalized();
+      }
+      windows.add(handles[feed.source[i]], feed.eventTimeMillis(c), key[i], values[i]);
+    }
+    windows.pollFinalized();
+    return windows;
+  }
+
   private static TumblingWindows<String, Long, Long> windows() {
     // Allowed lateness and idle timeout long enough that no window closes while measuring.
     return TumblingWindows.builder(Duration.ofMinutes(1), Aggregators.sumLong())
@@ -197,6 +280,28 @@ public final class MemoryFootprint {
       long before = usedAfterGc();
       Object state = build.apply(n);
       long after = usedAfterGc();
+      Reference.reachabilityFence(state);
+      perUnit[r] = (after - before) / (double) n;
+    }
+    Arrays.sort(perUnit);
+    System.out.printf("| %s | %,d | %.1f |%n", what, n, perUnit[ROUNDS / 2]);
+  }
+
+  /**
+   * Like {@link #report}, for a state whose unit count is known only once it is built: retained
+   * bytes divided by {@code units.applyAsLong(state)}; the count shown is that of the last round.
+   */
+  private static void reportPerUnit(
+      String what, Supplier<Object> build, ToLongFunction<Object> units)
+      throws InterruptedException {
+    build.get(); // load and initialise the classes outside the measurement
+    double[] perUnit = new double[ROUNDS];
+    long n = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+      long before = usedAfterGc();
+      Object state = build.get();
+      long after = usedAfterGc();
+      n = units.applyAsLong(state);
       Reference.reachabilityFence(state);
       perUnit[r] = (after - before) / (double) n;
     }
