@@ -211,16 +211,23 @@ def alloc_rows(results):
     return [row[1:] for row in rows]
 
 
+def ratio_lines(rows):
+    """The Markdown rows of (target, medians, ratio, bound, met) tuples, with the verdict."""
+    lines = []
+    for target, expr, ratio, bound, met in rows:
+        verdict = "—" if met is None else ("**met**" if met else "**not met**")
+        if met and "stretch" in bound:
+            verdict += " (stretch 1.5x: " + ("met" if ratio <= 1.5 else "not met") + ")"
+        lines.append(f"| {target} | {expr} | {ratio:.2f}x | {bound} | {verdict} |")
+    return lines
+
+
 def ratios_markdown(results):
     lines = [
         "| Target (issue 3) | medians, ns/op | ratio | bound | verdict |",
         "| --- | ---: | ---: | --- | --- |",
     ]
-    for target, expr, ratio, bound, met in ratio_rows(results):
-        verdict = "—" if met is None else ("**met**" if met else "**not met**")
-        if met and "stretch" in bound:
-            verdict += " (stretch 1.5x: " + ("met" if ratio <= 1.5 else "not met") + ")"
-        lines.append(f"| {target} | {expr} | {ratio:.2f}x | {bound} | {verdict} |")
+    lines.extend(ratio_lines(ratio_rows(results)))
     lines.append("")
     lines.append("| Zero allocation in steady state (`gc.alloc.rate.norm` < 1 B/op) | B/op | verdict |")
     lines.append("| --- | ---: | --- |")
@@ -302,11 +309,7 @@ def matrix_ratios_markdown(results):
         "| Target | medians, ns/op | ratio | bound | verdict |",
         "| --- | ---: | ---: | --- | --- |",
     ]
-    for target, expr, ratio, bound, met in rows:
-        verdict = "—" if met is None else ("**met**" if met else "**not met**")
-        if met and "stretch" in bound:
-            verdict += " (stretch 1.5x: " + ("met" if ratio <= 1.5 else "not met") + ")"
-        lines.append(f"| {target} | {expr} | {ratio:.2f}x | {bound} | {verdict} |")
+    lines.extend(ratio_lines(rows))
     lines.append("")
     lines.append("| Zero allocation in steady state (`gc.alloc.rate.norm` < 1 B/op) | B/op | verdict |")
     lines.append("| --- | ---: | --- |")

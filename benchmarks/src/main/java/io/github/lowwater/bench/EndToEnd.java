@@ -310,9 +310,7 @@ public final class EndToEnd {
     double[] weight = new double[partitions];
     double total = 0;
     for (int p = 0; p < partitions; p++) {
-      double u = 1.0 - random.nextDouble();
-      double v = random.nextDouble();
-      weight[p] = Math.exp(0.75 * Math.sqrt(-2.0 * Math.log(u)) * Math.cos(2.0 * Math.PI * v));
+      weight[p] = Math.exp(0.75 * Feed.gaussian(random)); // as the catch-up feed's
       total += weight[p];
     }
     long[] count = new long[partitions];

@@ -209,7 +209,8 @@ final class Feed {
     return values;
   }
 
-  private static double gaussian(SplittableRandom random) {
+  /** A standard normal draw. */
+  static double gaussian(SplittableRandom random) {
     // Box-Muller; SplittableRandom has no nextGaussian on Java 17.
     double u = 1.0 - random.nextDouble();
     double v = random.nextDouble();

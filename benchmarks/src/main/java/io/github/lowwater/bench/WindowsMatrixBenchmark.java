@@ -363,16 +363,16 @@ public class WindowsMatrixBenchmark {
 
   @Benchmark
   public boolean byHandMap(Input in, ByHandPerSource h, Blackhole bh) {
-    long c = in.counter++;
-    int i = (int) c & Feed.MASK;
-    if (in.pollStart[i]) {
-      h.drain(bh);
-    }
-    return h.add(in.source[i], in.eventTimeMillis(c, i), in.key[i], in.values[i]);
+    return byHand(in, h, bh);
   }
 
   @Benchmark
   public boolean byHandGlobalMax(Input in, ByHandGlobal h, Blackhole bh) {
+    return byHand(in, h, bh);
+  }
+
+  /** One event into a by-hand map, its drain first at the first record of a poll. */
+  private static boolean byHand(Input in, ByHand h, Blackhole bh) {
     long c = in.counter++;
     int i = (int) c & Feed.MASK;
     if (in.pollStart[i]) {
