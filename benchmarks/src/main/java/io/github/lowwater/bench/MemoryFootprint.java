@@ -9,6 +9,7 @@ import java.lang.ref.Reference;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
@@ -28,9 +29,9 @@ import org.apache.flink.api.common.eventtime.WatermarkOutputMultiplexer;
  * </pre>
  *
  * <p>The matrix rows feed the feed of {@link WindowsMatrixBenchmark} (sparse or dense, 1,000 or
- * 100,000 keys) into the windows of its {@code windowsAdd} for {@link #MATRIX_LAPS} laps, drop the
- * finalized results, and divide the retained heap by the open (window, key) entries left ({@code
- * stats().openEntries()}): the whole state (the open windows' maps, the window objects, the
+ * 100,000 keys) into the windows of its {@code windowsAdd} for 1.5 laps ({@link #MATRIX_EVENTS}),
+ * drop the finalized results, and divide the retained heap by the open (window, key) entries left
+ * ({@code stats().openEntries()}): the whole state (the open windows' maps, the window objects, the
  * tracker) per entry, in the steady state of that benchmark. The per-source row registers {@code n}
  * sources through {@code source(key)} and adds one event of each (into one shared entry).
  *
@@ -143,11 +144,10 @@ public final class MemoryFootprint {
                 + density
                 + ", "
                 + String.format("%,d", keyCount)
-                + " keys, after "
-                + MATRIX_LAPS
-                + " laps",
+                + " keys, after 1.5 laps",
             () -> matrixWindows(feed, key, values),
-            state -> ((TumblingWindows<?, ?, ?>) state).stats().openEntries());
+            state -> ((TumblingWindows<?, ?, ?>) state).stats().openEntries(),
+            state -> ((TumblingWindows<?, ?, ?>) state).stats().openWindows() + " open windows");
       }
     }
     for (int n : new int[] {6, 1_024, 16_384}) {
@@ -211,8 +211,13 @@ public final class MemoryFootprint {
     }
   }
 
-  /** Laps of the matrix feed fed before measuring: the first lap opens, the second is steady. */
-  static final int MATRIX_LAPS = 2;
+  /**
+   * Events of the matrix feed fed before measuring: one lap and a half. Not a whole number of laps:
+   * at the end of a lap every partition has reached the lap's last event time, so the partitions'
+   * spread, and with it the number of open windows, is at its smallest; in the middle of a lap it
+   * is typical (in {@code sparse} about 30 windows are open then, see {@link MatrixDensity}).
+   */
+  static final long MATRIX_EVENTS = 3L << (Feed.LOG2_LENGTH - 1);
 
   /** The key of each event of the matrix feed, uniform over {@code keys}. */
   private static String[] matrixKeys(int keys) {
@@ -227,10 +232,10 @@ public final class MemoryFootprint {
 
   /**
    * The windows of {@code WindowsMatrixBenchmark.windowsAdd} (5 minutes, 2 minutes of lateness,
-   * source handles) after {@link #MATRIX_LAPS} laps of the matrix feed, the finalized windows
-   * polled and dropped: what stays is the open windows of the steady state (their number and size
-   * depend on the density; see {@link MatrixDensity}). A manual clock that never moves: nothing
-   * idles.
+   * source handles) after {@link #MATRIX_EVENTS} events (1.5 laps) of the matrix feed, the
+   * finalized windows polled and dropped: what stays is the open windows of the steady state (their
+   * number and size depend on the density; see {@link MatrixDensity}). A manual clock that never
+   * moves: nothing idles.
    */
   private static TumblingWindows<String, Long, Long> matrixWindows(
       Feed feed, String[] key, Long[] values) {
@@ -244,7 +249,7 @@ public final class MemoryFootprint {
     for (int p = 0; p < feed.sources; p++) {
       handles[p] = windows.source(feed.sourceKeys[p]);
     }
-    for (long c = 0; c < (long) MATRIX_LAPS << Feed.LOG2_LENGTH; c++) {
+    for (long c = 0; c < MATRIX_EVENTS; c++) {
       int i = (int) c & Feed.MASK;
       if (feed.pollStart[i]) {
         windows.pollFinalized();
@@ -289,24 +294,30 @@ public final class MemoryFootprint {
 
   /**
    * Like {@link #report}, for a state whose unit count is known only once it is built: retained
-   * bytes divided by {@code units.applyAsLong(state)}; the count shown is that of the last round.
+   * bytes divided by {@code units.applyAsLong(state)}; the count shown, and the note after the
+   * label, are those of the last round.
    */
   private static void reportPerUnit(
-      String what, Supplier<Object> build, ToLongFunction<Object> units)
+      String what,
+      Supplier<Object> build,
+      ToLongFunction<Object> units,
+      Function<Object, String> note)
       throws InterruptedException {
     build.get(); // load and initialise the classes outside the measurement
     double[] perUnit = new double[ROUNDS];
     long n = 0;
+    String last = "";
     for (int r = 0; r < ROUNDS; r++) {
       long before = usedAfterGc();
       Object state = build.get();
       long after = usedAfterGc();
       n = units.applyAsLong(state);
+      last = note.apply(state);
       Reference.reachabilityFence(state);
       perUnit[r] = (after - before) / (double) n;
     }
     Arrays.sort(perUnit);
-    System.out.printf("| %s | %,d | %.1f |%n", what, n, perUnit[ROUNDS / 2]);
+    System.out.printf("| %s (%s) | %,d | %.1f |%n", what, last, n, perUnit[ROUNDS / 2]);
   }
 
   private static long usedAfterGc() throws InterruptedException {
