@@ -51,7 +51,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       "sparse" density of {@link WindowsMatrixBenchmark}: about 18,000 records per 5-minute
  *       window, 0.18 per (window, key). Deterministic (fixed seeds). The skew of the catch-up comes
  *       from the partition sizes and from how the consumer fetches (a poll returns up to 500
- *       records, mostly of one partition).
+ *       records, taken from one partition's fetched batch after another).
  *   <li>Then {@code --warmup} rounds (default 1, printed but left out of the summary: the JIT
  *       compiles the consumer and the loops in them) and {@code --rounds} rounds (default 3), each
  *       of three passes in this order ({@code --loops}, default {@code count,hashmap,windows}),
@@ -99,8 +99,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * <p>Markdown on standard output: the settings, the production time, a table with one row per pass
  * ({@code round | loop | records | seconds | records/s | young GCs | young GC ms | other GCs |
- * other GC ms}), then per loop the median records/s over the rounds and the ratios of the medians
- * {@code windows / hashmap} and {@code windows / count}, and the total time.
+ * other GC ms}; "young" are the collectors named {@code G1 Young Generation}, {@code Copy}, {@code
+ * PS Scavenge} and the like, "other" the rest, for example {@code G1 Old Generation}), then per loop
+ * the medians over the measured rounds (records/s, seconds, young GCs, young GC ms, the young GC
+ * share of the pass), the ratios of the medians {@code windows / hashmap}, {@code windows / count}
+ * and {@code hashmap / count}, and the total time.
  */
 public final class EndToEnd {
 
