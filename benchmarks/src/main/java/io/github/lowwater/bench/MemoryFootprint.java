@@ -34,8 +34,7 @@ import org.apache.flink.api.common.eventtime.WatermarkOutputMultiplexer;
  * ({@code stats().openEntries()}): the whole state (the open windows' maps, the window objects, the
  * tracker) per entry, in the steady state of that benchmark. The per-source row registers {@code n}
  * sources through {@code source(key)} and adds one event of each (into one shared entry). A row
- * per key-dictionary entry belongs here once the windows have a dictionary: build it with {@code n}
- * keys and no open window, with {@link #report}.
+ * per key-dictionary entry belongs here once the windows have a key dictionary.
  *
  * <p>The figures include each structure's share of its growable arrays (hash tables, the heap
  * array), which depends on where {@code n} falls between two doublings, so several sizes are
