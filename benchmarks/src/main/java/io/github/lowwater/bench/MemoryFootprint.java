@@ -33,8 +33,8 @@ import org.apache.flink.api.common.eventtime.WatermarkOutputMultiplexer;
  * drop the finalized results, and divide the retained heap by the open (window, key) entries left
  * ({@code stats().openEntries()}): the whole state (the open windows' maps, the window objects, the
  * tracker) per entry, in the steady state of that benchmark. The per-source row registers {@code n}
- * sources through {@code source(key)} and adds one event of each (into one shared entry). A row
- * per key-dictionary entry belongs here once the windows have a key dictionary.
+ * sources through {@code source(key)} and adds one event of each (into one shared entry). A row per
+ * key-dictionary entry belongs here once the windows have a key dictionary.
  *
  * <p>The figures include each structure's share of its growable arrays (hash tables, the heap
  * array), which depends on where {@code n} falls between two doublings, so several sizes are
