@@ -40,6 +40,19 @@ WINDOW_CONTENDERS = [
     ("WindowsBenchmark.windowsAddHandle", "1000", "Lowwater windows add(handle), 1,000 keys", "#4393c3", "2,2"),
     ("WindowsBenchmark.windowsAddHandle", "100000", "Lowwater windows add(handle), 100,000 keys", "#2d004b", "2,2"),
 ]
+# The windows matrix (WindowsMatrixBenchmark): (method, label, is a Lowwater contender). A new
+# contender of the class (for example an allocation-free drain) is one more line here; every
+# Lowwater contender gets its rows in the matrix ratio table.
+MATRIX = "WindowsMatrixBenchmark."
+WINDOWS_MATRIX = [
+    ("windowsAdd", "`TumblingWindows.add`, `pollFinalized()` per poll", True),
+    ("byHandMap", "by hand: `TreeMap` of `HashMap<String, long[]>` per window, min over partitions", False),
+    ("byHandGlobalMax", "by hand, drained when the global max - lateness passes the end", False),
+    ("keyedSumFloor", "floor: one `HashMap<String, long[]>` sum, no windows", False),
+]
+MATRIX_CELLS = [("sparse", 1000), ("sparse", 100000), ("dense", 1000), ("dense", 100000)]
+MATRIX_FLOOR = MATRIX + "keyedSumFloor"
+MATRIX_BY_HAND = MATRIX + "byHandMap"
 ALIGNER = "AlignerBenchmark.alignerPushRelease"
 NAIVE = "AlignerBenchmark.naiveSortedList"
 FLOOR = "WindowsBenchmark.keyedSumFloor"
@@ -64,6 +77,7 @@ class Result:
                 self.alloc_error = sec[key]["scoreError"]
         self.sources = int(self.params["sources"]) if "sources" in self.params else None
         self.keys = int(self.params["keys"]) if "keys" in self.params else None
+        self.density = self.params.get("density")
 
 
 def load(paths):
@@ -77,9 +91,9 @@ def load(paths):
     return [Result(e) for e in data], data
 
 
-def find(results, name, sources=None, keys=None):
+def find(results, name, sources=None, keys=None, density=None):
     for r in results:
-        if r.name == name and r.sources == sources and r.keys == keys:
+        if r.name == name and r.sources == sources and r.keys == keys and r.density == density:
             return r
     return None
 
@@ -108,20 +122,22 @@ def fmt_alloc(x):
 
 def results_table(results):
     lines = [
-        "| Benchmark | keys | sources | mean ns/op | ± error (99.9%) | median ns/op | gc.alloc.rate.norm B/op |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| Benchmark | density | keys | sources | mean ns/op | ± error (99.9%) | median ns/op "
+        "| gc.alloc.rate.norm B/op |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
 
     def order(r):
         names = [c[0] for c in WATERMARK_CONTENDERS] + [
-            "WindowsBenchmark.windowsAdd", "WindowsBenchmark.windowsAddHandle", FLOOR, ALIGNER, NAIVE]
+            "WindowsBenchmark.windowsAdd", "WindowsBenchmark.windowsAddHandle", FLOOR] + [
+            MATRIX + m for m, _, _ in WINDOWS_MATRIX] + [ALIGNER, NAIVE]
         i = names.index(r.name) if r.name in names else len(names)
-        return (i, r.keys or 0, r.sources or 0)
+        return (i, r.density != "sparse", r.keys or 0, r.sources or 0)
 
     for r in sorted(results, key=order):
         err = r.error if isinstance(r.error, (int, float)) else float("nan")
         lines.append(
-            f"| `{r.name}` | {r.keys if r.keys is not None else ''} | "
+            f"| `{r.name}` | {r.density or ''} | {r.keys if r.keys is not None else ''} | "
             f"{r.sources if r.sources is not None else ''} | {fmt(r.mean)} | {fmt(err)} | "
             f"{fmt(r.median)} | {fmt_alloc(r.alloc)} |"
         )
@@ -195,16 +211,23 @@ def alloc_rows(results):
     return [row[1:] for row in rows]
 
 
+def ratio_lines(rows):
+    """The Markdown rows of (target, medians, ratio, bound, met) tuples, with the verdict."""
+    lines = []
+    for target, expr, ratio, bound, met in rows:
+        verdict = "—" if met is None else ("**met**" if met else "**not met**")
+        if met and "stretch" in bound:
+            verdict += " (stretch 1.5x: " + ("met" if ratio <= 1.5 else "not met") + ")"
+        lines.append(f"| {target} | {expr} | {ratio:.2f}x | {bound} | {verdict} |")
+    return lines
+
+
 def ratios_markdown(results):
     lines = [
         "| Target (issue 3) | medians, ns/op | ratio | bound | verdict |",
         "| --- | ---: | ---: | --- | --- |",
     ]
-    for target, expr, ratio, bound, met in ratio_rows(results):
-        verdict = "—" if met is None else ("**met**" if met else "**not met**")
-        if met and "stretch" in bound:
-            verdict += " (stretch 1.5x: " + ("met" if ratio <= 1.5 else "not met") + ")"
-        lines.append(f"| {target} | {expr} | {ratio:.2f}x | {bound} | {verdict} |")
+    lines.extend(ratio_lines(ratio_rows(results)))
     lines.append("")
     lines.append("| Zero allocation in steady state (`gc.alloc.rate.norm` < 1 B/op) | B/op | verdict |")
     lines.append("| --- | ---: | --- |")
@@ -229,6 +252,76 @@ def aligner_markdown(results):
         lines.append(f"| {s:,} | {fmt(a.median)} | {fmt_alloc(a.alloc)} | {fmt(n.median)} | "
                      f"{fmt_alloc(n.alloc)} | {n.median / a.median:.2f}x |")
     return "\n".join(lines) if found else None
+
+
+def matrix_markdown(results):
+    """The windows matrix: median ns/op and B/op of each contender in each (density, keys) cell."""
+    if not any(r.name.startswith(MATRIX) for r in results):
+        return None
+    head = "| Contender | " + " | ".join(f"{d}, {k:,} keys" for d, k in MATRIX_CELLS) + " |"
+    lines = [head, "| --- |" + " ---: |" * len(MATRIX_CELLS)]
+    for method, label, _ in WINDOWS_MATRIX:
+        cells = []
+        for d, k in MATRIX_CELLS:
+            r = find(results, MATRIX + method, None, k, d)
+            cells.append(f"{fmt(r.median)} ns, {fmt_alloc(r.alloc)} B" if r else "n/a")
+        lines.append(f"| `{method}`: {label} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append("Each cell: median ns per event, `gc.alloc.rate.norm` bytes per event.")
+    return "\n".join(lines)
+
+
+def matrix_ratio_rows(results):
+    """(target, medians, ratio, bound, met) of every Lowwater contender of the matrix."""
+    rows = []
+
+    def med(method, density, keys):
+        r = find(results, MATRIX + method, None, keys, density)
+        return r.median if r else None
+
+    for method, _, lowwater in WINDOWS_MATRIX:
+        if not lowwater:
+            continue
+        for d, k in MATRIX_CELLS:
+            a = med(method, d, k)
+            target = k == 100000
+            for base, what, bound, ok in (
+                ("keyedSumFloor", "keyed-sum floor", "<= 2 (stretch 1.5)", lambda x: x <= 2),
+                ("byHandMap", "by-hand per-window map", "<= 0.5", lambda x: x <= 0.5),
+            ):
+                b = med(base, d, k)
+                if a and b:
+                    rows.append((f"{'' if target else '(for reference) '}`{method}`, {d}, {k:,} keys / {what}",
+                                 f"{fmt(a)} / {fmt(b)}", a / b, bound if target else "—",
+                                 ok(a / b) if target else None))
+            b = med("byHandGlobalMax", d, k)
+            if a and b:
+                rows.append((f"(for reference) `{method}`, {d}, {k:,} keys / by hand, global max",
+                             f"{fmt(a)} / {fmt(b)}", a / b, "—", None))
+    return rows
+
+
+def matrix_ratios_markdown(results):
+    rows = matrix_ratio_rows(results)
+    if not rows:
+        return None
+    lines = [
+        "| Target | medians, ns/op | ratio | bound | verdict |",
+        "| --- | ---: | ---: | --- | --- |",
+    ]
+    lines.extend(ratio_lines(rows))
+    lines.append("")
+    lines.append("| Zero allocation in steady state (`gc.alloc.rate.norm` < 1 B/op) | B/op | verdict |")
+    lines.append("| --- | ---: | --- |")
+    for method, _, lowwater in WINDOWS_MATRIX:
+        if not lowwater:
+            continue
+        for d, k in MATRIX_CELLS:
+            r = find(results, MATRIX + method, None, k, d)
+            if r and r.alloc is not None:
+                lines.append(f"| `{method}` {d}, keys={k} | {fmt_alloc(r.alloc)} | "
+                             f"{'**met**' if r.alloc < 1.0 else '**not met**'} |")
+    return "\n".join(lines)
 
 
 def overlap_verdict(then, now):
@@ -406,6 +499,9 @@ def main(argv):
         aligner = aligner_markdown(results)
         if aligner:
             md += "\n\n" + aligner
+        matrix = matrix_ratios_markdown(results)
+        if matrix:
+            md += "\n\n" + matrix
     else:
         md = "\n".join([
             "<!-- Generated by benchmarks/chart.py from " + sources_label + "; do not edit by hand. -->",
@@ -428,6 +524,19 @@ def main(argv):
                 "### Ordered release (issue 5): naive sorted list / `EventAligner` (ratios of medians, one run)",
                 "",
                 aligner,
+            ])
+        matrix = matrix_markdown(results)
+        if matrix:
+            md += "\n".join([
+                "",
+                "",
+                "### Windows matrix: sparse and dense, 1,000 and 100,000 keys",
+                "",
+                matrix,
+                "",
+                "### Windows matrix: targets (ratios of medians, one run)",
+                "",
+                matrix_ratios_markdown(results),
             ])
     return emit(md, args)
 

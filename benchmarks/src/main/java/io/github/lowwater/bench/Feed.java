@@ -52,7 +52,24 @@ final class Feed {
   /** Allowed lateness (Lowwater) and bounded out-of-orderness (Flink) of every contender. */
   static final long ALLOWED_LATENESS_MILLIS = 1_000;
 
+  /**
+   * Event time per lap of the windows matrix's "dense" feed: 6 partitions then hold about 1.56 ms
+   * of event time between two records of one partition, 64 times less than {@link
+   * #MATRIX_SPARSE_SPAN_MILLIS}.
+   */
+  static final long MATRIX_DENSE_SPAN_MILLIS = 273_066;
+
+  /**
+   * Event time per lap of the windows matrix's "sparse" feed, 64 times {@link
+   * #MATRIX_DENSE_SPAN_MILLIS} (4 h 51 min): at 6 partitions, {@code 2^20 / 6} records of a
+   * partition on average share it, about 100 ms of event time between two records of one partition.
+   */
+  static final long MATRIX_SPARSE_SPAN_MILLIS = 64 * MATRIX_DENSE_SPAN_MILLIS;
+
   final int sources;
+
+  /** Event time covered by one lap, by every partition. */
+  final long spanMillis;
 
   /** The source key of each partition. */
   final TopicPartitionKey[] sourceKeys;
@@ -69,11 +86,29 @@ final class Feed {
   /** The number of polls in one lap. */
   final int polls;
 
+  /** The feed of every benchmark but the windows matrix: one minute per lap, 50 ms of disorder. */
   Feed(int sources) {
+    this(sources, SPAN_MILLIS, MAX_DISORDER_MILLIS);
+  }
+
+  /**
+   * A feed with the same layout (partitions, chunks, polls, and which events are moved back: the
+   * random draws do not depend on the span) on another time axis: {@code spanMillis} of event time
+   * per lap, one event in eight moved back by up to {@code maxDisorderMillis}.
+   */
+  Feed(int sources, long spanMillis, long maxDisorderMillis) {
     if (sources < 1 || sources > LENGTH) {
       throw new IllegalArgumentException("sources must be in [1, " + LENGTH + "]: " + sources);
     }
+    if (spanMillis < 1 || maxDisorderMillis < 1) {
+      throw new IllegalArgumentException(
+          "spanMillis and maxDisorderMillis must be >= 1: "
+              + spanMillis
+              + ", "
+              + maxDisorderMillis);
+    }
     this.sources = sources;
+    this.spanMillis = spanMillis;
     this.sourceKeys = new TopicPartitionKey[sources];
     for (int p = 0; p < sources; p++) {
       sourceKeys[p] = new TopicPartitionKey("orders", p);
@@ -121,9 +156,9 @@ final class Feed {
         int chunk = 1 + random.nextInt(Math.min(Math.min(left, budget), MAX_CHUNK));
         for (int k = 0; k < chunk; k++, i++) {
           int n = position[p]++;
-          long t = n * SPAN_MILLIS / count[p];
+          long t = n * spanMillis / count[p];
           if (random.nextInt(8) == 0) {
-            t = Math.max(0, t - 1 - random.nextLong(MAX_DISORDER_MILLIS));
+            t = Math.max(0, t - 1 - random.nextLong(maxDisorderMillis));
           }
           source[i] = p;
           eventTimeMillis[i] = BASE_MILLIS + t;
@@ -139,7 +174,7 @@ final class Feed {
 
   /** The event time of the event at counter {@code c}, lap shift included. */
   long eventTimeMillis(long c) {
-    return eventTimeMillis[(int) c & MASK] + (c >>> LOG2_LENGTH) * SPAN_MILLIS;
+    return eventTimeMillis[(int) c & MASK] + (c >>> LOG2_LENGTH) * spanMillis;
   }
 
   /** The key index of each event, uniform in {@code [0, keys)}, independent of the sources. */
@@ -174,7 +209,8 @@ final class Feed {
     return values;
   }
 
-  private static double gaussian(SplittableRandom random) {
+  /** A standard normal draw. */
+  static double gaussian(SplittableRandom random) {
     // Box-Muller; SplittableRandom has no nextGaussian on Java 17.
     double u = 1.0 - random.nextDouble();
     double v = random.nextDouble();

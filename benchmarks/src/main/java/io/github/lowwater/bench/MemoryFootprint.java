@@ -9,7 +9,10 @@ import java.lang.ref.Reference;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.function.Function;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 import org.apache.flink.api.common.eventtime.WatermarkOutputMultiplexer;
 
 /**
@@ -24,6 +27,14 @@ import org.apache.flink.api.common.eventtime.WatermarkOutputMultiplexer;
  * java -XX:+UseSerialGC -Xms1g -Xmx1g -cp benchmarks/target/benchmarks.jar \
  *     io.github.lowwater.bench.MemoryFootprint
  * </pre>
+ *
+ * <p>The matrix rows feed the feed of {@link WindowsMatrixBenchmark} (sparse or dense, 1,000 or
+ * 100,000 keys) into the windows of its {@code windowsAdd} for 1.5 laps ({@link #MATRIX_EVENTS}),
+ * drop the finalized results, and divide the retained heap by the open (window, key) entries left
+ * ({@code stats().openEntries()}): the whole state (the open windows' maps, the window objects, the
+ * tracker) per entry, in the steady state of that benchmark. The per-source row registers {@code n}
+ * sources through {@code source(key)} and adds one event of each (into one shared entry). A row per
+ * key-dictionary entry belongs here once the windows have a key dictionary.
  *
  * <p>The figures include each structure's share of its growable arrays (hash tables, the heap
  * array), which depends on where {@code n} falls between two doublings, so several sizes are
@@ -124,6 +135,35 @@ public final class MemoryFootprint {
             return windows;
           });
     }
+    Long[] values = Feed.values();
+    for (String density : new String[] {"sparse", "dense"}) {
+      Feed feed = WindowsMatrixBenchmark.feed(density);
+      for (int keyCount : new int[] {1_000, 100_000}) {
+        String[] key = matrixKeys(keyCount);
+        reportPerUnit(
+            "Lowwater `TumblingWindows`, per open (window, key), matrix feed "
+                + density
+                + ", "
+                + String.format("%,d", keyCount)
+                + " keys, after 1.5 laps",
+            () -> matrixWindows(feed, key, values),
+            state -> ((TumblingWindows<?, ?, ?>) state).stats().openEntries(),
+            state -> ((TumblingWindows<?, ?, ?>) state).stats().openWindows() + " open windows");
+      }
+    }
+    for (int n : new int[] {6, 1_024, 16_384}) {
+      TopicPartitionKey[] keys = sourceKeys(n);
+      report(
+          "Lowwater `TumblingWindows`, per source (`source(key)`, one event each)",
+          n,
+          i -> {
+            TumblingWindows<String, Long, Long> windows = windows();
+            for (int k = 0; k < i; k++) {
+              windows.add(windows.source(keys[k]), Feed.BASE_MILLIS, "k", one);
+            }
+            return windows;
+          });
+    }
     TopicPartitionKey[] alignerSources = sourceKeys(16);
     for (int n : new int[] {10_000, 100_000}) {
       report(
@@ -172,6 +212,55 @@ public final class MemoryFootprint {
     }
   }
 
+  /**
+   * Events of the matrix feed fed before measuring: one lap and a half. Not a whole number of laps:
+   * at the end of a lap every partition has reached the lap's last event time, so the partitions'
+   * spread, and with it the number of open windows, is at its smallest; in the middle of a lap it
+   * is typical (in {@code sparse} about 30 windows are open then, see {@link MatrixDensity}).
+   */
+  static final long MATRIX_EVENTS = 3L << (Feed.LOG2_LENGTH - 1);
+
+  /** The key of each event of the matrix feed, uniform over {@code keys}. */
+  private static String[] matrixKeys(int keys) {
+    String[] strings = Feed.keyStrings(keys);
+    int[] index = Feed.keyIndexes(keys);
+    String[] key = new String[Feed.LENGTH];
+    for (int i = 0; i < Feed.LENGTH; i++) {
+      key[i] = strings[index[i]];
+    }
+    return key;
+  }
+
+  /**
+   * The windows of {@code WindowsMatrixBenchmark.windowsAdd} (5 minutes, 2 minutes of lateness,
+   * source handles) after {@link #MATRIX_EVENTS} events (1.5 laps) of the matrix feed, the
+   * finalized windows polled and dropped: what stays is the open windows of the steady state (their
+   * number and size depend on the density; see {@link MatrixDensity}). A manual clock that never
+   * moves: nothing idles.
+   */
+  private static TumblingWindows<String, Long, Long> matrixWindows(
+      Feed feed, String[] key, Long[] values) {
+    TumblingWindows<String, Long, Long> windows =
+        TumblingWindows.builder(WindowsMatrixBenchmark.WINDOW_SIZE, Aggregators.sumLong())
+            .allowedLateness(WindowsMatrixBenchmark.ALLOWED_LATENESS)
+            .idleTimeout(WatermarkBenchmark.IDLE_TIMEOUT)
+            .clock(new ManualClock())
+            .build();
+    WatermarkTracker.Source[] handles = new WatermarkTracker.Source[feed.sources];
+    for (int p = 0; p < feed.sources; p++) {
+      handles[p] = windows.source(feed.sourceKeys[p]);
+    }
+    for (long c = 0; c < MATRIX_EVENTS; c++) {
+      int i = (int) c & Feed.MASK;
+      if (feed.pollStart[i]) {
+        windows.pollFinalized();
+      }
+      windows.add(handles[feed.source[i]], feed.eventTimeMillis(c), key[i], values[i]);
+    }
+    windows.pollFinalized();
+    return windows;
+  }
+
   private static TumblingWindows<String, Long, Long> windows() {
     // Allowed lateness and idle timeout long enough that no window closes while measuring.
     return TumblingWindows.builder(Duration.ofMinutes(1), Aggregators.sumLong())
@@ -202,6 +291,34 @@ public final class MemoryFootprint {
     }
     Arrays.sort(perUnit);
     System.out.printf("| %s | %,d | %.1f |%n", what, n, perUnit[ROUNDS / 2]);
+  }
+
+  /**
+   * Like {@link #report}, for a state whose unit count is known only once it is built: retained
+   * bytes divided by {@code units.applyAsLong(state)}; the count shown, and the note after the
+   * label, are those of the last round.
+   */
+  private static void reportPerUnit(
+      String what,
+      Supplier<Object> build,
+      ToLongFunction<Object> units,
+      Function<Object, String> note)
+      throws InterruptedException {
+    build.get(); // load and initialise the classes outside the measurement
+    double[] perUnit = new double[ROUNDS];
+    long n = 0;
+    String last = "";
+    for (int r = 0; r < ROUNDS; r++) {
+      long before = usedAfterGc();
+      Object state = build.get();
+      long after = usedAfterGc();
+      n = units.applyAsLong(state);
+      last = note.apply(state);
+      Reference.reachabilityFence(state);
+      perUnit[r] = (after - before) / (double) n;
+    }
+    Arrays.sort(perUnit);
+    System.out.printf("| %s (%s) | %,d | %.1f |%n", what, last, n, perUnit[ROUNDS / 2]);
   }
 
   private static long usedAfterGc() throws InterruptedException {
