@@ -46,6 +46,7 @@ WINDOW_CONTENDERS = [
 MATRIX = "WindowsMatrixBenchmark."
 WINDOWS_MATRIX = [
     ("windowsAdd", "`TumblingWindows.add`, `pollFinalized()` per poll", True),
+    ("windowsAddDrain", "`TumblingWindows.add`, `drainFinalized(visitor)` per poll", True),
     ("byHandMap", "by hand: `TreeMap` of `HashMap<String, long[]>` per window, min over partitions", False),
     ("byHandGlobalMax", "by hand, drained when the global max - lateness passes the end", False),
     ("keyedSumFloor", "floor: one `HashMap<String, long[]>` sum, no windows", False),

@@ -4,6 +4,7 @@ import io.github.lowwater.CachedClock;
 import io.github.lowwater.Clock;
 import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.window.Aggregators;
+import io.github.lowwater.window.ResultVisitor;
 import io.github.lowwater.window.TumblingWindows;
 import io.github.lowwater.window.WindowResult;
 import java.time.Duration;
@@ -100,10 +101,8 @@ import org.openjdk.jmh.infra.Blackhole;
  *       keys and values, no source, no time, no window.
  * </ul>
  *
- * <p>A further contender that drains without allocating (for example a {@code
- * drainFinalized(visitor)} on {@code TumblingWindows}) is one {@code @Benchmark} method: copy
- * {@code windowsAdd} and replace the call to {@link Windows#drainPollFinalized} by its drain; see
- * the marked place below {@code windowsAdd}.
+ * <p>{@code windowsAddDrain} is {@code windowsAdd} with the allocation-free {@code
+ * drainFinalized(visitor)} instead of {@code pollFinalized()}.
  *
  * <p>Run (from the repository root):
  *
@@ -210,6 +209,15 @@ public class WindowsMatrixBenchmark {
       for (int p = 0; p < SOURCES; p++) {
         handles[p] = windows.source(input.sourceKeys[p]);
       }
+    }
+
+    /** The visitor of {@code windowsAddDrain}, made once. */
+    final BlackholeVisitor visitor = new BlackholeVisitor();
+
+    /** The per-poll drain of {@code windowsAddDrain}: every result to the blackhole, no boxing. */
+    void drain(Blackhole bh) {
+      visitor.bh = bh;
+      windows.drainFinalized(visitor);
     }
 
     /** The per-poll drain of {@code windowsAdd}: every finalized result to the blackhole. */
@@ -332,6 +340,22 @@ public class WindowsMatrixBenchmark {
     }
   }
 
+  /** Sends each result's key and primitive value to a blackhole. */
+  static final class BlackholeVisitor implements ResultVisitor<String, Long> {
+    Blackhole bh;
+
+    @Override
+    public void visit(long start, long end, String key, Long value) {
+      visitLong(start, end, key, value);
+    }
+
+    @Override
+    public void visitLong(long start, long end, String key, long value) {
+      bh.consume(key);
+      bh.consume(value);
+    }
+  }
+
   /** The floor: a bare keyed sum. */
   @State(Scope.Thread)
   public static class Floor {
@@ -350,16 +374,22 @@ public class WindowsMatrixBenchmark {
         w.handles[in.source[i]], in.eventTimeMillis(c, i), in.key[i], in.values[i]);
   }
 
-  // ---- Contender (d), to add once TumblingWindows drains without allocating: -----------------
-  // @Benchmark
-  // public boolean windowsAddDrain(Input in, Windows w, Blackhole bh) {
-  //   ... the body of windowsAdd, with w.drainPollFinalized(bh) replaced by, for example,
-  //   w.windows.drainFinalized((start, end, key, value) -> { bh.consume(key); bh.consume(value);
-  // });
-  //   (keep the visitor in a field of Windows so that it is not allocated per poll)
-  // }
-  // and add its name to WINDOWS_MATRIX in benchmarks/chart.py.
-  // ------------------------------------------------------------------------------------------------
+  /**
+   * {@code windowsAdd} with the allocation-free drain: {@code drainFinalized} hands every result to
+   * a visitor kept in the state (the sum arrives as a primitive through {@code visitLong}).
+   */
+  @Benchmark
+  public boolean windowsAddDrain(Input in, Windows w, Blackhole bh) {
+    long c = in.counter++;
+    int i = (int) c & Feed.MASK;
+    if (in.pollStart[i]) {
+      w.drain(bh);
+      w.clock.update();
+    }
+    return w.windows.add(
+        w.handles[in.source[i]], in.eventTimeMillis(c, i), in.key[i], in.values[i]);
+  }
+
 
   @Benchmark
   public boolean byHandMap(Input in, ByHandPerSource h, Blackhole bh) {
