@@ -75,7 +75,8 @@ public final class Advice {
 
   /**
    * Returns the recommended idle timeout: the first round value above the p99.9 gap of a live
-   * source; empty when no source had two records (no gap was measured).
+   * source, or above a higher percentile if that one would flap more than once an hour (see {@link
+   * Advisor}); empty when no source had two records (no gap was measured).
    *
    * @return the recommended choice, if any
    */

@@ -21,14 +21,16 @@ import java.util.TreeSet;
  *       late only if {@code d} exceeds the allowed lateness {@code L} (the watermark is at most the
  *       slowest frontier minus {@code L}), so the fraction of events with {@code d > L} bounds the
  *       late fraction from above. The recommended {@code L} is the smallest, at the histograms'
- *       resolution, whose bound is at most the target late fraction, rounded up to a round value
- *       (0, 1, 2, 5, 10, 20, 50, 100, 200, 500 milliseconds, then as below). The table offers the
- *       same for the targets 1e-2, 1e-3, 1e-4, 1e-5 and 0 (no recorded event late), and the target
+ *       resolution, among the round values (0, 1, 2, 5, 10, 20, 50, 100, 200, 500 milliseconds,
+ *       then as below), whose bound is at most the target late fraction. The table offers the same
+ *       for the targets 1e-2, 1e-3, 1e-4, 1e-5 and 0 (no recorded event late), and the target
  *       itself. Result delay: {@code L}, the time from a window's end to its result when the
  *       sources keep pace.
  *   <li><b>Idle timeout.</b> The recommended timeout is the first round value (1, 2, 5, 10, 15, 30
  *       seconds, 1, 2, 5, 10, 15, 30 minutes, whole hours) strictly above the p99.9 of the gaps
- *       between a source's records, and never below one second (a polling loop's own pauses). The
+ *       between a source's records, and never below one second (a polling loop's own pauses); if
+ *       that timeout would trip more than 24 times a day (one idle flap an hour), the choice above
+ *       the p99.99 gap, and failing that the one above the largest gap, is recommended instead. The
  *       table offers the same above the p99, p99.9, p99.99 and the largest gap. Each choice gives
  *       its idle flaps per day, the recorded gaps longer than it scaled to a day of the recording,
  *       and its result delay: a window waits that long for a source that went quiet.
@@ -53,6 +55,13 @@ public final class Advisor {
   static final double[] TABLE_PERCENTILES = {99, 99.9, 99.99, 100};
 
   static final double IDLE_PERCENTILE = 99.9;
+
+  /**
+   * The most idle flaps a day the recommended idle timeout may cause: one an hour. Real quiet
+   * periods (a night, a maintenance window) come a few times a day; a timeout that trips more often
+   * is cutting into a live source's ordinary gaps.
+   */
+  static final double MAX_FLAPS_PER_DAY = 24;
 
   /** The shortest idle timeout recommended: one second. */
   static final long MIN_IDLE_TIMEOUT_MILLIS = 1_000;
@@ -162,8 +171,9 @@ public final class Advisor {
       for (double p : TABLE_PERCENTILES) {
         IdleTimeoutChoice c = idleTimeoutFor(snapshot, p);
         idleChoices.add(c);
-        if (p == IDLE_PERCENTILE) {
-          idle = c;
+        boolean candidate = p >= IDLE_PERCENTILE;
+        if (candidate && (idle == null || idle.expectedFlapsPerDay() > MAX_FLAPS_PER_DAY)) {
+          idle = c; // the p99.9 choice, unless it trips on a live source's ordinary gaps
         }
       }
     }
@@ -171,10 +181,17 @@ public final class Advisor {
         snapshot.events(), targetLateFraction, lateness, latenessChoices, idle, idleChoices);
   }
 
-  /** The smallest lateness whose expected late fraction is at most {@code target}. */
+  /**
+   * The smallest round lateness whose expected late fraction is at most {@code target}: a lag in
+   * the same histogram bucket as the lateness counts as not late (within the 1 % resolution).
+   */
   static LatenessChoice latenessFor(Distribution lagMillis, double target) {
     long measured = lagMillis.smallestValueWithFractionAbove(target);
-    long l = roundAtLeast(measured);
+    long allowedAbove = Distribution.allowedAbove(target, lagMillis.count());
+    long l = 0;
+    while (lagMillis.countAbove(l) > allowedAbove) {
+      l = roundAtLeast(l + 1);
+    }
     String basis =
         (target == 0 ? "no recorded event late" : "late <= " + formatFraction(target))
             + " (lag "

@@ -18,10 +18,12 @@ import org.HdrHistogram.Histogram;
  * metrics binder.
  *
  * <p><b>Not thread-safe; confine every call but {@link #published()} to one thread</b> (the polling
- * thread). {@link #record(SourceDisorder, long, long)} costs two HdrHistogram recordings (a few
- * nanoseconds, measured by {@code DisorderRecorderBenchmark}; see {@code docs/tuning.md}), reads no
- * clock and allocates nothing; {@link #record(SourceDisorder, long)} reads the clock once. No
- * threads are started. Off means not constructed: nothing in the library calls it.
+ * thread). {@link #record(SourceDisorder, long, long)} costs at most two HdrHistogram recordings,
+ * and only increments for an in-order event read at the same clock reading as its source's previous
+ * record (a few nanoseconds, measured by {@code DisorderRecorderBenchmark}; see {@code
+ * docs/tuning.md}); it reads no clock and allocates nothing; {@link #record(SourceDisorder, long)}
+ * reads the clock once. No threads are started. Off means not constructed: nothing in the library
+ * calls it.
  *
  * <p><b>Standalone.</b> The recorder is fed by the caller, next to the tracker or windows it
  * measures; it is not hooked into {@code WatermarkTracker} (it keeps its own frontier per source,

@@ -58,14 +58,16 @@ public final class DisorderSnapshot {
     long first = Long.MAX_VALUE;
     long last = Long.MIN_VALUE;
     for (SourceDisorder s : sources) {
-      lag.add(s.lagMillis);
-      gaps.add(s.gapNanos);
+      Histogram sourceLag = s.lagCopy();
+      Histogram sourceGaps = s.gapCopy();
+      lag.add(sourceLag);
+      gaps.add(sourceGaps);
       late.add(s.lateBehindMillis);
       bySource.put(
           s.key(),
           new PerSource(
-              new Distribution(s.lagMillis.copy()),
-              new Distribution(s.gapNanos.copy()),
+              new Distribution(sourceLag),
+              new Distribution(sourceGaps),
               new Distribution(s.lateBehindMillis.copy())));
       if (s.lastSeenNanos != SourceDisorder.NEVER) {
         first = Math.min(first, s.firstSeenNanos);

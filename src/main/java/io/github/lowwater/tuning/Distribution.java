@@ -95,7 +95,7 @@ public final class Distribution {
       throw new IllegalArgumentException("fraction must be in [0, 1]: " + fraction);
     }
     long n = count();
-    long allowedAbove = (long) Math.floor(fraction * n);
+    long allowedAbove = allowedAbove(fraction, n);
     long atOrBelow = 0;
     for (var v : histogram.recordedValues()) {
       atOrBelow += v.getCountAtValueIteratedTo();
@@ -104,6 +104,11 @@ public final class Distribution {
       }
     }
     return 0;
+  }
+
+  /** How many of {@code n} values may lie above a bound for at most {@code fraction} of them. */
+  static long allowedAbove(double fraction, long n) {
+    return (long) Math.floor(fraction * n);
   }
 
   @Override

@@ -1,10 +1,10 @@
 package io.github.lowwater.tuning;
 
 /**
- * Writes a duration of milliseconds as the replay tool reads it: {@code 0s}, {@code 250ms}, {@code
- * 2m30s}, {@code 1h}. Stateless.
+ * Writes a duration of milliseconds as the advice shows it and the replay tool reads it: {@code
+ * 0s}, {@code 250ms}, {@code 2m30s}, {@code 1h}. Stateless and thread-safe.
  */
-final class DurationText {
+public final class DurationText {
 
   private static final long[] UNIT_MILLIS = {86_400_000L, 3_600_000L, 60_000L, 1_000L, 1L};
   private static final String[] UNIT_NAMES = {"d", "h", "m", "s", "ms"};
@@ -16,8 +16,12 @@ final class DurationText {
    *
    * @param millis a duration, {@code >= 0}; {@code Long.MAX_VALUE} is written {@code forever}
    * @return the text
+   * @throws IllegalArgumentException if {@code millis} is negative
    */
-  static String format(long millis) {
+  public static String format(long millis) {
+    if (millis < 0) {
+      throw new IllegalArgumentException("millis must be >= 0: " + millis);
+    }
     if (millis == Long.MAX_VALUE) {
       return "forever";
     }

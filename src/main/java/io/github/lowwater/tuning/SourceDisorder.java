@@ -28,6 +28,14 @@ public final class SourceDisorder {
   private final long maxLagMillis;
   private final long maxGapNanos;
 
+  /**
+   * Lags of 0 and gaps of 0 not yet in their histograms: the common cases (an in-order event, a
+   * record of the same poll) cost an increment; a snapshot adds them to its copies.
+   */
+  long zeroLags;
+
+  long zeroGaps;
+
   long frontierMillis = UNSEEN;
   long firstSeenNanos = NEVER;
   long lastSeenNanos = NEVER;
@@ -66,7 +74,9 @@ public final class SourceDisorder {
     long frontier = frontierMillis;
     if (eventTimeMillis > frontier) {
       frontierMillis = eventTimeMillis;
-      lagMillis.recordValue(0);
+      zeroLags++;
+    } else if (eventTimeMillis == frontier) {
+      zeroLags++;
     } else {
       lagMillis.recordValue(
           Math.min(TimeMath.saturatedSubtract(frontier, eventTimeMillis), maxLagMillis));
@@ -79,8 +89,26 @@ public final class SourceDisorder {
       gapNanos.recordValue(Math.min(TimeMath.saturatedSubtract(nowNanos, last), maxGapNanos));
       lastSeenNanos = nowNanos;
     } else {
-      gapNanos.recordValue(0); // the same reading (one per poll batch), or a clock gone backwards
+      zeroGaps++; // the same reading (one per poll batch), or a clock gone backwards
     }
+  }
+
+  /** A copy of the lag histogram with the pending zeros in it. */
+  Histogram lagCopy() {
+    Histogram h = lagMillis.copy();
+    if (zeroLags > 0) {
+      h.recordValueWithCount(0, zeroLags);
+    }
+    return h;
+  }
+
+  /** A copy of the gap histogram with the pending zeros in it. */
+  Histogram gapCopy() {
+    Histogram h = gapNanos.copy();
+    if (zeroGaps > 0) {
+      h.recordValueWithCount(0, zeroGaps);
+    }
+    return h;
   }
 
   /** Records how far a late event was behind the watermark; 0 if it was not behind it. */

@@ -85,6 +85,42 @@ class AdvisorTest {
   }
 
   @Test
+  void anIdleTimeoutThatWouldFlapMoreThanOnceAnHourGivesWayToTheNextPercentile() {
+    DisorderSnapshot d = handMade(); // 1 flap above the p99.9 choice, 0 above the p99.99 one
+    DisorderSnapshot oneDay =
+        DisorderSnapshot.of(d.lagMillis(), d.gapNanos(), d.lateBehindMillis(), DAY_NANOS / 24);
+    assertThat(Advisor.defaults().advise(oneDay).idleTimeout().orElseThrow().idleTimeoutMillis())
+        .isEqualTo(5_000); // 24 flaps a day: still one an hour
+    DisorderSnapshot shorter =
+        DisorderSnapshot.of(d.lagMillis(), d.gapNanos(), d.lateBehindMillis(), DAY_NANOS / 25);
+    Advice advice = Advisor.defaults().advise(shorter);
+    assertThat(advice.idleTimeoutChoices().get(1).expectedFlapsPerDay()).isEqualTo(25.0);
+    assertThat(advice.idleTimeout()).contains(advice.idleTimeoutChoices().get(2)); // 30m
+  }
+
+  @Test
+  void withFlapsAtEveryPercentileTheLargestGapsChoiceIsRecommended() {
+    Histogram gaps = DisorderRecorder.histogram(DAY_NANOS);
+    gaps.recordValueWithCount(1_000_000L, 100_000); // 1 ms
+    gaps.recordValueWithCount(10 * SECOND_NANOS, 100); // p99.9: 10 s, timeout 15 s, 11 above
+    gaps.recordValueWithCount(100 * SECOND_NANOS, 10); // p99.99: 100 s, timeout 2m, 1 above
+    gaps.recordValue(1_000 * SECOND_NANOS); // max: 16m40s, timeout 30m
+    DisorderSnapshot d = handMade();
+    DisorderSnapshot halfHour =
+        DisorderSnapshot.of(
+            d.lagMillis(), new Distribution(gaps), d.lateBehindMillis(), DAY_NANOS / 48);
+    Advice advice = Advisor.defaults().advise(halfHour);
+    assertThat(advice.idleTimeoutChoices())
+        .extracting(IdleTimeoutChoice::idleTimeoutMillis, IdleTimeoutChoice::expectedFlapsPerDay)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(1_000L, 111.0 * 48),
+            org.assertj.core.groups.Tuple.tuple(15_000L, 11.0 * 48),
+            org.assertj.core.groups.Tuple.tuple(120_000L, 48.0),
+            org.assertj.core.groups.Tuple.tuple(1_800_000L, 0.0));
+    assertThat(advice.idleTimeout()).contains(advice.idleTimeoutChoices().get(3));
+  }
+
+  @Test
   void flapsPerDayScaleWithTheObservedTime() {
     DisorderSnapshot d = handMade();
     DisorderSnapshot halfDay =
@@ -208,6 +244,7 @@ class AdvisorTest {
     assertThat(DurationText.format(3_600_000)).isEqualTo("1h");
     assertThat(DurationText.format(90_061_001)).isEqualTo("1d1h1m1s1ms");
     assertThat(DurationText.format(Long.MAX_VALUE)).isEqualTo("forever");
+    assertThatThrownBy(() -> DurationText.format(-1)).hasMessage("millis must be >= 0: -1");
     assertThat(Advisor.formatFraction(0)).isEqualTo("0");
     assertThat(Advisor.formatFraction(1e-2)).isEqualTo("1e-2");
     assertThat(Advisor.formatFraction(5e-4)).isEqualTo("5e-4");
