@@ -72,10 +72,8 @@ public final class SourceDisorder {
   /** Records one event: its lag behind the frontier, then the gap since the previous one. */
   void record(long eventTimeMillis, long nowNanos) {
     long frontier = frontierMillis;
-    if (eventTimeMillis > frontier) {
+    if (eventTimeMillis >= frontier) {
       frontierMillis = eventTimeMillis;
-      zeroLags++;
-    } else if (eventTimeMillis == frontier) {
       zeroLags++;
     } else {
       lagMillis.recordValue(

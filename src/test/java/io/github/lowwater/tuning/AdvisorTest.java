@@ -215,6 +215,7 @@ class AdvisorTest {
     assertThatThrownBy(() -> Advisor.withTargetLateFraction(Double.NaN))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(Advisor.withTargetLateFraction(0).targetLateFraction()).isZero();
+    assertThat(Advisor.defaults().targetLateFraction()).isEqualTo(1e-4);
     assertThat(Advisor.defaults()).hasToString("Advisor{targetLateFraction=1e-4}");
     assertThatThrownBy(() -> Advisor.defaults().advise(DisorderSnapshot.EMPTY))
         .isInstanceOf(IllegalArgumentException.class)

@@ -67,6 +67,10 @@ class DisorderRecorderTest {
     assertThat(s.gapNanos("p1").max()).isEqualTo(100);
     assertThat(s.gapNanos().count()).isEqualTo(3);
     assertThat(s.observedNanos()).isEqualTo(250);
+    assertThat(s)
+        .hasToString(
+            "DisorderSnapshot{sources=2, events=5, observedNanos=250, lagMillis=Distribution{"
+                + "count=5, p50=0, p99=0, p99.9=0, max=0}}");
   }
 
   @Test

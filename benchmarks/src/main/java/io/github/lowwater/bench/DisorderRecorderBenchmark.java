@@ -34,7 +34,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code recorderOnly}: the recording alone (lag and gap histograms, per-source frontier).
  * </ul>
  *
- * <p>Memory: a recorder holds three histograms per source (about 90 KB with the default 7-day
+ * <p>Memory: a recorder holds three histograms per source (about 95 KB with the default 7-day
  * maxima), so the 16,384-source feed is left out: run with {@code -p sources=6,1024}.
  *
  * <pre>
