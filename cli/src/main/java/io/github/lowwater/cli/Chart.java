@@ -17,8 +17,9 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * Draws the trade of the replayed settings with XChart: the late fraction (y) against the median
- * delay from window end to emission (x, seconds), one line per idle timeout through its latenesses.
- * Stateless.
+ * delay from window end to emission (x, seconds), one line per idle timeout through its latenesses,
+ * each point labelled with its lateness. A setting under which no window closed before the end of
+ * the input has no delay and is left out. Stateless.
  */
 final class Chart {
 
@@ -43,16 +44,18 @@ final class Chart {
       List<Double> x = new ArrayList<>();
       List<Double> y = new ArrayList<>();
       for (SettingResult r : e.getValue()) {
-        x.add(Math.max(r.delayP50Millis(), 0) / 1000.0);
+        if (r.delayP50Millis() < 0) {
+          continue; // no window closed before the end of the input: no delay to plot
+        }
+        x.add(r.delayP50Millis() / 1000.0);
         y.add(r.lateFraction());
+        String label = "lateness " + DurationText.format(r.setting().allowedLatenessMillis());
+        chart.addAnnotation(
+            new AnnotationText(label, x.get(x.size() - 1), r.lateFraction(), false));
       }
-      XYSeries s = chart.addSeries("idle " + DurationText.format(e.getKey()), x, y);
-      s.setMarker(SeriesMarkers.CIRCLE);
-      for (int i = 0; i < x.size(); i++) {
-        String label =
-            "lateness "
-                + DurationText.format(e.getValue().get(i).setting().allowedLatenessMillis());
-        chart.addAnnotation(new AnnotationText(label, x.get(i), y.get(i), false));
+      if (!x.isEmpty()) {
+        XYSeries s = chart.addSeries("idle " + DurationText.format(e.getKey()), x, y);
+        s.setMarker(SeriesMarkers.CIRCLE);
       }
     }
     // XChart appends ".svg" unless the name ends with it already.

@@ -1,5 +1,6 @@
 package io.github.lowwater.cli;
 
+import io.github.lowwater.tuning.DurationText;
 import java.io.PrintStream;
 import java.util.Locale;
 import java.util.function.LongSupplier;
@@ -57,10 +58,7 @@ final class Progress {
   String line(long read, long elapsedNanos) {
     double perSecond = elapsedNanos <= 0 ? 0 : read * 1e9 / elapsedNanos;
     String eta =
-        perSecond <= 0
-            ? "?"
-            : io.github.lowwater.tuning.DurationText.format(
-                (long) ((total - read) / perSecond) * 1000);
+        perSecond <= 0 ? "?" : DurationText.format((long) ((total - read) / perSecond) * 1000);
     int percent = total == 0 ? 100 : (int) (100 * read / total);
     return String.format(
         Locale.ROOT,

@@ -1,6 +1,7 @@
 package io.github.lowwater.cli;
 
 import io.github.lowwater.tuning.Advice;
+import io.github.lowwater.tuning.DurationText;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -168,8 +169,7 @@ final class ReplayCommand implements Callable<Integer> {
       Chart.write(
           results,
           chart,
-          "late fraction against result delay, window "
-              + io.github.lowwater.tuning.DurationText.format(windowMillis));
+          "late fraction against result delay, window " + DurationText.format(windowMillis));
     }
     return 0;
   }
