@@ -9,8 +9,8 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
 /**
- * The core packages import nothing but the JDK and {@code slf4j-api}; integrations (Kafka, metrics)
- * live in their own packages and the core never depends on them.
+ * The core packages import nothing but the JDK and {@code slf4j-api}; integrations (Kafka, metrics,
+ * the HdrHistogram-based tuning) live in their own packages and the core never depends on them.
  */
 class ArchitectureTest {
 
@@ -93,6 +93,7 @@ class ArchitectureTest {
             "io.github.lowwater.align",
             "io.github.lowwater.internal",
             "io.github.lowwater.kafka",
+            "io.github.lowwater.tuning",
             "io.github.lowwater.micrometer")
         .because("micrometer-core is the one optional dependency this package adds")
         .check(production);
@@ -107,6 +108,35 @@ class ArchitectureTest {
         .dependOnClassesThat()
         .resideInAnyPackage("io.micrometer..", "io.github.lowwater.micrometer..")
         .because("the core and the Kafka integration must stay usable without Micrometer")
+        .check(production);
+  }
+
+  @Test
+  void theTuningPackageDependsOnlyOnTheCoreHdrHistogramAndTheJdk() {
+    classes()
+        .that()
+        .resideInAPackage("io.github.lowwater.tuning")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(
+            "java..",
+            "org.HdrHistogram..",
+            "io.github.lowwater",
+            "io.github.lowwater.internal",
+            "io.github.lowwater.tuning")
+        .because("HdrHistogram is the one optional dependency this package adds")
+        .check(production);
+  }
+
+  @Test
+  void onlyTheTuningAndMicrometerPackagesDependOnHdrHistogram() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackages("io.github.lowwater.tuning", "io.github.lowwater.micrometer")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("org.HdrHistogram..", "io.github.lowwater.tuning..")
+        .because("the core and the Kafka integration must stay usable without HdrHistogram")
         .check(production);
   }
 }

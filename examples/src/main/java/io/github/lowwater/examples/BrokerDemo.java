@@ -5,6 +5,9 @@ import io.github.lowwater.kafka.KafkaWindows;
 import io.github.lowwater.testing.GlobalMaxWindows;
 import io.github.lowwater.testing.SyntheticFeed;
 import io.github.lowwater.testing.SyntheticFeed.Event;
+import io.github.lowwater.tuning.Advisor;
+import io.github.lowwater.tuning.DisorderRecorder;
+import io.github.lowwater.tuning.SourceDisorder;
 import io.github.lowwater.window.Aggregators;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -73,11 +76,18 @@ final class BrokerDemo {
     ManualClock clock = new ManualClock(Instant.ofEpochMilli(base).plus(BACKLOG));
     GlobalMaxWindows globalMax = new GlobalMaxWindows(WINDOW.toMillis(), LATENESS.toMillis());
     TreeMap<Long, TreeMap<String, Long>> lowwaterResults = new TreeMap<>();
-    SvgChart chart = new SvgChart();
+    DemoChart chart = new DemoChart();
     long[] frontiers = new long[PARTITIONS];
     java.util.Arrays.fill(frontiers, Long.MIN_VALUE);
     long[] maxLag = new long[2]; // global max, Lowwater: behind the newest event seen
     long lastRecordWall = clock.wallMillis();
+    // The disorder each partition showed, for the advisor's recommendation at the end.
+    DisorderRecorder recorder = DisorderRecorder.builder().clock(clock).build();
+    SourceDisorder[] recorded = new SourceDisorder[PARTITIONS];
+    for (int p = 0; p < PARTITIONS; p++) {
+      recorded[p] = recorder.source(p);
+    }
+    Recording rec = new Recording(recorder, recorded);
     long lateLowwater;
 
     try (KafkaConsumer<String, String> consumer = consumer(bootstrap, topic)) {
@@ -103,7 +113,8 @@ final class BrokerDemo {
       while (consumed < produced.size()) {
         clock.advanceMillis(200);
         ConsumerRecords<String, String> records = consumer.poll(POLL);
-        consumed += feed(records, consumed, windows, globalMax, chart, frontiers, delivered, clock);
+        consumed +=
+            feed(records, consumed, windows, globalMax, chart, frontiers, delivered, clock, rec);
         if (!records.isEmpty()) {
           lastRecordWall = clock.wallMillis();
         }
@@ -138,7 +149,7 @@ final class BrokerDemo {
         while (consumed < produced.size()) {
           ConsumerRecords<String, String> records = consumer.poll(POLL);
           consumed +=
-              feed(records, consumed, windows, globalMax, chart, frontiers, delivered, clock);
+              feed(records, consumed, windows, globalMax, chart, frontiers, delivered, clock, rec);
           lastRecordWall = clock.wallMillis();
           InMemoryDemo.collect(windows.pollFinalized(), lowwaterResults);
           trackLag(frontiers, globalMax.watermark(), windows.watermark(), maxLag);
@@ -184,6 +195,9 @@ final class BrokerDemo {
             globalMax.late(), produced.size(), lateLowwater));
     out.println();
     out.println("chart: " + svg.toAbsolutePath());
+    out.println();
+    out.println("the advisor, from the disorder each partition showed (docs/tuning.md):");
+    out.println("  " + Advisor.defaults().advise(recorder.snapshot()).recommendation());
   }
 
   private static long feed(
@@ -191,13 +205,15 @@ final class BrokerDemo {
       long consumedBefore,
       KafkaWindows<String, Long, Long> windows,
       GlobalMaxWindows globalMax,
-      SvgChart chart,
+      DemoChart chart,
       long[] frontiers,
       Set<Integer> delivered,
-      ManualClock clock) {
+      ManualClock clock,
+      Recording rec) {
     long read = consumedBefore;
     for (ConsumerRecord<String, String> r : records) {
       read++;
+      rec.recorder().record(rec.sources()[r.partition()], r.timestamp());
       if (!globalMax.add(r.timestamp(), r.key())) {
         chart.late(read, clock.wallMillis(), r.timestamp());
       }
@@ -207,6 +223,9 @@ final class BrokerDemo {
     windows.onPoll(records, ConsumerRecord::key, r -> 1L);
     return records.count();
   }
+
+  /** The recorder the consumed records are fed to, and its handle per partition. */
+  private record Recording(DisorderRecorder recorder, SourceDisorder[] sources) {}
 
   private static void trackLag(long[] frontiers, long globalMax, long lowwater, long[] maxLag) {
     long newest = Long.MIN_VALUE;

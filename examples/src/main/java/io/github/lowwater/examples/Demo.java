@@ -13,6 +13,8 @@ import java.nio.file.Path;
  *                                                    (default examples/target/lowwater-demo.svg)
  * ... -Dexec.args="--instances 3"                    a consumer group of 3 instances, one killed
  *                                                    mid-run (2 to 6; with --bootstrap-servers too)
+ * ... -Dexec.args="--export-csv feed.csv"            write the demo's feed as the replay tool's CSV
+ *                                                    (docs/tuning.md), and run nothing else
  * </pre>
  *
  * <p>A bad argument exits with status 2 and a one-line message on standard error.
@@ -23,7 +25,7 @@ public final class Demo {
       "usage: Demo [--in-memory | --bootstrap-servers <host:port,...>] [--svg <file>]"
           + " | [--bootstrap-servers <host:port,...>] --instances <2-"
           + GroupDemo.PARTITIONS
-          + ">";
+          + "> | --export-csv <file>";
 
   private Demo() {}
 
@@ -31,7 +33,7 @@ public final class Demo {
    * Runs the demo.
    *
    * @param args {@code --in-memory}, or {@code --bootstrap-servers <servers>}, {@code --svg
-   *     <file>}, {@code --instances <n>}, or nothing
+   *     <file>}, {@code --instances <n>}, {@code --export-csv <file>}, or nothing
    * @throws Exception if the broker cannot be started or reached
    */
   public static void main(String[] args) throws Exception {
@@ -39,6 +41,7 @@ public final class Demo {
     String bootstrap = null;
     Path svg = null;
     int instances = 0;
+    Path exportCsv = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--help", "-h" -> {
@@ -49,8 +52,16 @@ public final class Demo {
         case "--bootstrap-servers" -> bootstrap = value(args, ++i, "host:port,...");
         case "--svg" -> svg = Path.of(value(args, ++i, "a file"));
         case "--instances" -> instances = instances(value(args, ++i, "a number of instances"));
+        case "--export-csv" -> exportCsv = Path.of(value(args, ++i, "a file"));
         default -> usageError("unknown argument '" + args[i] + "'");
       }
+    }
+    if (exportCsv != null) {
+      if (inMemory || svg != null || instances > 0 || bootstrap != null) {
+        usageError("--export-csv does not combine with other arguments");
+      }
+      FeedExport.write(exportCsv, System.out);
+      return;
     }
     if (instances > 0) {
       if (inMemory || svg != null) {
