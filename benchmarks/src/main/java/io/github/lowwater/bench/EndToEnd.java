@@ -1,9 +1,9 @@
 package io.github.lowwater.bench;
 
 import io.github.lowwater.kafka.KafkaWindows;
+import io.github.lowwater.kafka.PartitionResultVisitor;
 import io.github.lowwater.kafka.ResultScope;
 import io.github.lowwater.window.Aggregators;
-import io.github.lowwater.window.WindowResult;
 import io.github.lowwater.window.WindowStats;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -65,17 +65,17 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *         <li>{@code windows}: feeds {@link KafkaWindows} ({@link ResultScope#PER_PARTITION},
  *             5-minute windows, 2 minutes of allowed lateness, {@link Aggregators#sumLong()}, the
  *             record timestamp as event time) with {@code onPoll(records, ConsumerRecord::key,
- *             ConsumerRecord::value)}, then takes {@code pollFinalized()} and adds every result's
- *             value to a checksum; at the end of the topic {@code finishAll()} and a last {@code
- *             pollFinalized()}. The driver is built without {@code consumer(...)}: no checkpoint
- *             read, no group watermark, and none of the loops commits offsets.
+ *             ConsumerRecord::value)}, then {@code drainFinalized(visitor)}, which adds every
+ *             result's value to a checksum; at the end of the topic {@code finishAll()} and a last
+ *             {@code drainFinalized}. The driver is built without {@code consumer(...)}: no
+ *             checkpoint read, no group watermark, and none of the loops commits offsets.
  *       </ol>
  *   <li>Checks that the three loops agree (records; the sum of the values; the sum of the window
  *       results plus the late records' count) and prints a table of the passes and a summary.
  * </ol>
  *
  * <p>A pass is timed from its first {@code poll} to its last record processed (for {@code windows},
- * to the last {@code pollFinalized()} after {@code finishAll()}); creating, assigning and closing
+ * to the last {@code drainFinalized} after {@code finishAll()}); creating, assigning and closing
  * the consumer are outside. {@code System.gc()} runs before each pass, so that each starts with an
  * empty young generation; the garbage-collector counts and times per pass are the differences of
  * the {@link GarbageCollectorMXBean}s, and include what the in-process broker allocates while it
@@ -429,21 +429,32 @@ public final class EndToEnd {
             .resultScope(ResultScope.PER_PARTITION)
             .build();
     long records = 0;
-    long checksum = 0;
+    Checksum checksum = new Checksum();
     while (records < total) {
       ConsumerRecords<String, Long> polled = consumer.poll(POLL_TIMEOUT);
       windows.onPoll(polled, ConsumerRecord::key, ConsumerRecord::value);
       records += polled.count();
-      for (WindowResult<String, Long> w : windows.pollFinalized()) {
-        checksum += w.value();
-      }
+      windows.drainFinalized(checksum);
     }
     windows.finishAll();
-    for (WindowResult<String, Long> w : windows.pollFinalized()) {
-      checksum += w.value();
-    }
+    windows.drainFinalized(checksum);
     WindowStats stats = windows.stats();
-    return new long[] {records, checksum, stats.late()};
+    return new long[] {records, checksum.sum, stats.late()};
+  }
+
+  /** Adds every window result to a sum, as a primitive: the sink of the windows loop. */
+  static final class Checksum implements PartitionResultVisitor<String, Long> {
+    long sum;
+
+    @Override
+    public void visit(TopicPartition partition, long start, long end, String key, Long value) {
+      sum += value;
+    }
+
+    @Override
+    public void visitLong(TopicPartition partition, long start, long end, String key, long value) {
+      sum += value;
+    }
   }
 
   /** {young count, young ms, other count, other ms} over every collector of this JVM. */

@@ -4,6 +4,7 @@ import io.github.lowwater.ManualClock;
 import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.align.EventAligner;
 import io.github.lowwater.window.Aggregators;
+import io.github.lowwater.window.DictionaryProbe;
 import io.github.lowwater.window.TumblingWindows;
 import java.lang.ref.Reference;
 import java.time.Duration;
@@ -33,8 +34,9 @@ import org.apache.flink.api.common.eventtime.WatermarkOutputMultiplexer;
  * drop the finalized results, and divide the retained heap by the open (window, key) entries left
  * ({@code stats().openEntries()}): the whole state (the open windows' maps, the window objects, the
  * tracker) per entry, in the steady state of that benchmark. The per-source row registers {@code n}
- * sources through {@code source(key)} and adds one event of each (into one shared entry). A row per
- * key-dictionary entry belongs here once the windows have a key dictionary.
+ * sources through {@code source(key)} and adds one event of each (into one shared entry). The
+ * per-key row of the key dictionary builds the windows' package-private {@code KeyDictionary}
+ * alone, through {@link DictionaryProbe}; the windows' rows include it.
  *
  * <p>The figures include each structure's share of its growable arrays (hash tables, the heap
  * array), which depends on where {@code n} falls between two doublings, so several sizes are
@@ -150,6 +152,13 @@ public final class MemoryFootprint {
             state -> ((TumblingWindows<?, ?, ?>) state).stats().openEntries(),
             state -> ((TumblingWindows<?, ?, ?>) state).stats().openWindows() + " open windows");
       }
+    }
+    for (int n : new int[] {1_000, 100_000}) {
+      String[] keys = Feed.keyStrings(n);
+      report(
+          "Lowwater key dictionary of `TumblingWindows`, per key",
+          n,
+          i -> DictionaryProbe.dictionaryOf(keys, i));
     }
     for (int n : new int[] {6, 1_024, 16_384}) {
       TopicPartitionKey[] keys = sourceKeys(n);

@@ -390,7 +390,6 @@ public class WindowsMatrixBenchmark {
         w.handles[in.source[i]], in.eventTimeMillis(c, i), in.key[i], in.values[i]);
   }
 
-
   @Benchmark
   public boolean byHandMap(Input in, ByHandPerSource h, Blackhole bh) {
     return byHand(in, h, bh);
