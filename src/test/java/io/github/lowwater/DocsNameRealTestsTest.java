@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The docs name tests; a renamed or deleted test must fail the build rather than leave the docs
  * pointing at nothing. Every backticked name in {@code docs/*.md} and {@code README.md} that looks
- * like a test method (a camel-case sentence of at least four words that is not a name of the API)
- * or a test class ({@code ...Test}) must exist in {@code src/test}, or in the replay tool's {@code
- * cli/src/test} (its own Maven project, documented in {@code docs/tuning.md}).
+ * like a test method (a camel-case sentence of at least four words that is not a name of the API or
+ * of a benchmark) or a test class ({@code ...Test}) must exist in {@code src/test}, or in the
+ * replay tool's {@code cli/src/test} (its own Maven project, documented in {@code docs/tuning.md}).
  */
 class DocsNameRealTestsTest {
 
@@ -31,7 +31,10 @@ class DocsNameRealTestsTest {
   @Test
   void everyTestNamedInTheDocsExists() throws IOException {
     String tests = allSources("src/test/java") + allSources("cli/src/test/java");
-    String main = allSources("src/main/java") + allSources("cli/src/main/java");
+    String main =
+        allSources("src/main/java")
+            + allSources("cli/src/main/java")
+            + allSources("benchmarks/src/main/java"); // benchmark methods, such as byHandGlobalMax
     List<Path> docs = new ArrayList<>();
     docs.add(Path.of("README.md"));
     try (Stream<Path> files = Files.list(Path.of("docs"))) {

@@ -47,6 +47,7 @@ final class Alignment {
   // Written by the polling thread only, read by metrics reporters on any thread.
   private volatile long pauses;
   private volatile long resumes;
+  private volatile int pausedCount;
 
   Alignment(Consumer<?, ?> consumer, long maxDriftMillis) {
     this.consumer = consumer;
@@ -98,12 +99,14 @@ final class Alignment {
           pauses++;
         }
       }
+      pausedCount = paused.size();
       LOG.debug("alignment paused {} at watermark {}", toPause, TimeMath.describeMillis(watermark));
     }
     if (toResume != null) {
       consumer.resume(toResume);
       toResume.forEach(paused::remove);
       resumes += toResume.size();
+      pausedCount = paused.size();
       LOG.debug(
           "alignment resumed {} at watermark {}", toResume, TimeMath.describeMillis(watermark));
     }
@@ -139,6 +142,7 @@ final class Alignment {
    */
   void forget(TopicPartition tp) {
     paused.remove(tp);
+    pausedCount = paused.size();
   }
 
   boolean pausedAny() {
@@ -151,6 +155,11 @@ final class Alignment {
 
   long pauses() {
     return pauses;
+  }
+
+  /** The number of partitions paused by the alignment now; any thread. */
+  int pausedCount() {
+    return pausedCount;
   }
 
   long resumes() {

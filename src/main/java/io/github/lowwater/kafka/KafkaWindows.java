@@ -845,6 +845,45 @@ public final class KafkaWindows<K, V, R> {
   }
 
   /**
+   * Returns how many assigned partitions are active: have delivered a record or been assigned
+   * within the idle timeout, as of their last re-evaluation, at the latest the end of the last
+   * {@link #onPoll}. Any thread; no allocation.
+   *
+   * @return the number of active partitions, at most {@code partitions().size()}
+   */
+  public int activePartitionCount() {
+    if (merged != null) {
+      return merged.activeSources();
+    }
+    int active = 0;
+    for (TumblingWindows<?, ?, ?> w : view.windows()) {
+      active += w.activeSources(); // one source per partition's windows: 0 or 1
+    }
+    return active;
+  }
+
+  /**
+   * Returns how many assigned partitions are idle: assigned, but not {@linkplain
+   * #activePartitionCount() active}: silent for longer than the idle timeout since their last
+   * record or their assignment. Any thread; no allocation.
+   *
+   * @return the number of idle partitions
+   */
+  public int idlePartitionCount() {
+    return Math.max(0, view.partitions().size() - activePartitionCount());
+  }
+
+  /**
+   * Returns how many partitions the alignment holds paused now (not those the caller paused): the
+   * size of {@link #pausedPartitions()}, readable from any thread; 0 without {@code maxDrift}.
+   *
+   * @return the number of partitions paused by the alignment
+   */
+  public int pausedPartitionCount() {
+    return alignment == null ? 0 : alignment.pausedCount();
+  }
+
+  /**
    * Returns how many times the alignment paused a partition. Any thread.
    *
    * @return the number of pauses

@@ -7,7 +7,10 @@ import static io.github.lowwater.micrometer.Meters.GROUP_WATERMARK_LAG;
 import static io.github.lowwater.micrometer.Meters.MILLISECONDS;
 import static io.github.lowwater.micrometer.Meters.PARTITION;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS;
+import static io.github.lowwater.micrometer.Meters.PARTITIONS_ACTIVE;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS_ASSIGNED;
+import static io.github.lowwater.micrometer.Meters.PARTITIONS_IDLE;
+import static io.github.lowwater.micrometer.Meters.PARTITIONS_PAUSED;
 import static io.github.lowwater.micrometer.Meters.PARTITION_FRONTIER_LAG;
 import static io.github.lowwater.micrometer.Meters.PARTITION_WATERMARK_LAG;
 import static io.github.lowwater.micrometer.Meters.PAUSES;
@@ -181,6 +184,37 @@ public final class KafkaWindowsMetrics implements MeterBinder, AutoCloseable {
             tags,
             windows,
             w -> w.partitions().size()));
+    meters.add(
+        registry,
+        Meters.gauge(
+            registry,
+            PARTITIONS_ACTIVE,
+            "Assigned partitions that delivered within the idle timeout, in partitions",
+            PARTITIONS,
+            tags,
+            windows,
+            KafkaWindows::activePartitionCount));
+    meters.add(
+        registry,
+        Meters.gauge(
+            registry,
+            PARTITIONS_IDLE,
+            "Assigned partitions silent for longer than the idle timeout or not delivered yet, in"
+                + " partitions",
+            PARTITIONS,
+            tags,
+            windows,
+            KafkaWindows::idlePartitionCount));
+    meters.add(
+        registry,
+        Meters.gauge(
+            registry,
+            PARTITIONS_PAUSED,
+            "Partitions the alignment holds paused for running ahead, in partitions",
+            PARTITIONS,
+            tags,
+            windows,
+            KafkaWindows::pausedPartitionCount));
     WindowStatsMeters.bind(registry, tags, windows, KafkaWindows::stats, meters);
     meters.add(
         registry,

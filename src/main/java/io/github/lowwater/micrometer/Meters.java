@@ -24,6 +24,9 @@ final class Meters {
   static final String PARTITION_WATERMARK_LAG = "lowwater.partition.watermark.lag";
   static final String SOURCES_ACTIVE = "lowwater.sources.active";
   static final String PARTITIONS_ASSIGNED = "lowwater.partitions.assigned";
+  static final String PARTITIONS_ACTIVE = "lowwater.partitions.active";
+  static final String PARTITIONS_IDLE = "lowwater.partitions.idle";
+  static final String PARTITIONS_PAUSED = "lowwater.partitions.paused";
   static final String WINDOWS_OPEN = "lowwater.windows.open";
   static final String ENTRIES_OPEN = "lowwater.entries.open";
   static final String WINDOWS_FINALIZED = "lowwater.windows.finalized";

@@ -79,7 +79,10 @@ class KafkaWindowsMetricsTest {
                 + " [group=counter,partition=0,topic=arrivals]",
             "lowwater.partition.watermark.lag GAUGE milliseconds"
                 + " [group=counter,partition=1,topic=arrivals]",
+            "lowwater.partitions.active GAUGE partitions [group=counter]",
             "lowwater.partitions.assigned GAUGE partitions [group=counter]",
+            "lowwater.partitions.idle GAUGE partitions [group=counter]",
+            "lowwater.partitions.paused GAUGE partitions [group=counter]",
             "lowwater.quiet.advances COUNTER advances [group=counter]",
             "lowwater.records.redelivered COUNTER records [group=counter]",
             "lowwater.records.skipped COUNTER records [group=counter]",
@@ -125,6 +128,14 @@ class KafkaWindowsMetricsTest {
     assertThat(value(registry, "lowwater.quiet.advances", GROUP)).isZero();
     assertThat(value(registry, "lowwater.alignment.pauses", GROUP)).isZero();
     assertThat(value(registry, "lowwater.alignment.resumes", GROUP)).isZero();
+    assertThat(value(registry, "lowwater.partitions.active", GROUP)).isEqualTo(2.0);
+    assertThat(value(registry, "lowwater.partitions.idle", GROUP)).isZero();
+    assertThat(value(registry, "lowwater.partitions.paused", GROUP)).isZero();
+
+    clock.advance(Duration.ofMinutes(3)); // both partitions silent beyond the 2-minute timeout
+    feed(windows, records(record(P1, 1, T + 3 * MINUTE)));
+    assertThat(value(registry, "lowwater.partitions.active", GROUP)).isEqualTo(1.0);
+    assertThat(value(registry, "lowwater.partitions.idle", GROUP)).isEqualTo(1.0);
   }
 
   @Test
@@ -183,14 +194,14 @@ class KafkaWindowsMetricsTest {
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
     KafkaWindowsMetrics metrics = new KafkaWindowsMetrics(windows, GROUP, clock);
     metrics.bindTo(registry);
-    assertThat(registry.getMeters()).hasSize(14 + 2);
+    assertThat(registry.getMeters()).hasSize(17 + 2);
     windows.rebalanceListener().onPartitionsAssigned(List.of(P1));
     metrics.bindTo(registry); // already bound: only refreshes
-    assertThat(registry.getMeters()).hasSize(14 + 4);
+    assertThat(registry.getMeters()).hasSize(17 + 4);
     metrics.close();
     assertThat(registry.getMeters()).isEmpty();
     metrics.bindTo(registry);
-    assertThat(registry.getMeters()).hasSize(14 + 4);
+    assertThat(registry.getMeters()).hasSize(17 + 4);
     assertThat(metrics.partitionsWithMeters()).containsExactlyInAnyOrder(P0, P1);
   }
 
