@@ -113,4 +113,31 @@ class WindowEntriesTest {
     assertThat(fold(entries, 99, 5L)).isTrue();
     assertThat(contents(entries)).containsExactly(Map.entry(99, 5L));
   }
+
+  @Test
+  void theBuiltInLongAggregatorsStartFromTheirIdentityInBothForms() {
+    long[] positives = {7, 3, 12};
+    long[] negatives = {-7, -3, -12};
+    assertThat(fold(Aggregators.minLong(), positives)).isEqualTo(3); // not min(0, ...)
+    assertThat(fold(Aggregators.maxLong(), negatives)).isEqualTo(-3); // not max(0, ...)
+    assertThat(fold(Aggregators.sumLong(), negatives)).isEqualTo(-22);
+    assertThat(fold(Aggregators.count(), negatives)).isEqualTo(3);
+    WindowEntries entries = new WindowEntries(true).reset(0, 10, 0, 0);
+    for (long v : positives) {
+      entries.fold(5, (Object) v, (LongFold) Aggregators.minLong());
+    }
+    assertThat(entries.longAt(0, 5)).isEqualTo(3);
+  }
+
+  /** The object form of an aggregator, used directly: create, add each value, result. */
+  @SuppressWarnings("unchecked")
+  private static long fold(Aggregator<? super Long, ?, Long> aggregator, long[] values) {
+    Aggregator<Long, Object, Long> direct = (Aggregator<Long, Object, Long>) aggregator;
+    Object accumulator = direct.create();
+    for (long v : values) {
+      Object next = direct.add(accumulator, v);
+      assertThat(next).as("the cell is reused").isSameAs(accumulator);
+    }
+    return direct.result(accumulator);
+  }
 }
