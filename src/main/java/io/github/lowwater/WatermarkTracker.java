@@ -262,6 +262,23 @@ public final class WatermarkTracker {
   }
 
   /**
+   * Records an event of the source behind a handle as {@link #observe(Source, long)} does, judging
+   * the future-timestamp guard against {@code futureLimitMillis}, as {@link #observe(Object, long,
+   * long)} does: without hashing the key.
+   *
+   * @param source a handle from this tracker's {@link #source(Object)}
+   * @param eventTimeMillis the event time in epoch milliseconds; any {@code long}
+   * @param futureLimitMillis {@link #futureLimitMillis()}, read for this event
+   * @return {@code true} if the event was observed, {@code false} if it was beyond the guard
+   * @throws NullPointerException if {@code source} is null
+   * @throws IllegalArgumentException if {@code source} belongs to another tracker
+   */
+  public boolean observe(Source source, long eventTimeMillis, long futureLimitMillis) {
+    Objects.requireNonNull(source, "source");
+    return observe(attached(source), eventTimeMillis, now(), futureLimitMillis);
+  }
+
+  /**
    * Returns the handle of a source, registering it first if it is unknown (as {@link
    * #register(Object)} does). Keep the handle to feed {@link #observe(Source, long)} without a hash
    * lookup per event. The handle stays valid until the source is removed; after that, using it

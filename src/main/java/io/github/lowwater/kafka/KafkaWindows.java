@@ -597,12 +597,7 @@ public final class KafkaWindows<K, V, R> {
       int count = 0;
       if (unreturned != null) { // left by a pollFinalized() that threw
         for (WindowResult<K, R> r : unreturned) {
-          visitor.visit(
-              r.source() == null ? null : (TopicPartition) r.source(),
-              r.start(),
-              r.end(),
-              r.key(),
-              r.value());
+          visitor.visit((TopicPartition) r.source(), r.start(), r.end(), r.key(), r.value());
         }
         count += unreturned.size();
         unreturned = null;

@@ -261,11 +261,21 @@ public final class TumblingWindows<K, V, R> {
     ACCEPTED.setRelease(this, accepted + 1);
     try {
       // A timer may throw: the event is in by now.
-      tracker.observe(handle != null ? handle : source, eventTimeMillis, futureLimit);
+      observe(source, handle, eventTimeMillis, futureLimit);
     } finally {
       finalizeReady();
     }
     return true;
+  }
+
+  /** Observes through the handle when there is one: no hash lookup of the source. */
+  private void observe(
+      Object source, WatermarkTracker.Source handle, long eventTimeMillis, long futureLimit) {
+    if (handle != null) {
+      tracker.observe(handle, eventTimeMillis, futureLimit);
+    } else {
+      tracker.observe(source, eventTimeMillis, futureLimit);
+    }
   }
 
   /**
@@ -287,7 +297,7 @@ public final class TumblingWindows<K, V, R> {
     countsFor(source)[LATE_INDEX]++;
     RuntimeException timerFailure = null;
     try {
-      tracker.observe(handle != null ? handle : source, eventTimeMillis, futureLimit);
+      observe(source, handle, eventTimeMillis, futureLimit);
     } catch (RuntimeException e) {
       timerFailure = e;
     }
@@ -335,7 +345,7 @@ public final class TumblingWindows<K, V, R> {
     }
     try {
       // Counted by the tracker's guard: a re-evaluation, but no activity of the source.
-      tracker.observe(handle != null ? handle : source, eventTimeMillis, futureLimit);
+      observe(source, handle, eventTimeMillis, futureLimit);
     } finally {
       finalizeReady();
     }
@@ -661,7 +671,12 @@ public final class TumblingWindows<K, V, R> {
     Objects.requireNonNull(source, "source");
     Object key = keyOf(source);
     try {
-      if (!tracker.observe(source, eventTimeMillis, tracker.futureLimitMillis())) {
+      long futureLimit = tracker.futureLimitMillis();
+      boolean observed =
+          source instanceof WatermarkTracker.Source // keyOf checked it is these windows'
+              ? tracker.observe((WatermarkTracker.Source) source, eventTimeMillis, futureLimit)
+              : tracker.observe(source, eventTimeMillis, futureLimit);
+      if (!observed) {
         countsFor(key)[FUTURE_INDEX]++; // beyond the guard: counted, not observed
       }
     } finally {
