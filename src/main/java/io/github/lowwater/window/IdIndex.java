@@ -89,6 +89,16 @@ final class IdIndex {
     }
   }
 
+  /** Sets bit {@code id & 63} of {@code bits[id >>> 6]} for each id in the index. */
+  void markIds(long[] bits) {
+    for (long s : slots) {
+      if (s != EMPTY) {
+        int id = (int) (s >>> 32) - 1;
+        bits[id >>> 6] |= 1L << id;
+      }
+    }
+  }
+
   /**
    * Empties the index for reuse, sized for {@code expectedSize} ids: the slot array is kept if it
    * is large enough and not more than four times too large, else replaced.

@@ -49,6 +49,14 @@ final class IdSet {
     return order[position];
   }
 
+  /** Sets bit {@code id & 63} of {@code marks[id >>> 6]} for each id in the set. */
+  void markIds(long[] marks) {
+    for (int i = 0; i < size; i++) {
+      int id = order[i];
+      marks[id >>> 6] |= 1L << id;
+    }
+  }
+
   /** Empties the set, keeping its arrays. */
   void clear() {
     for (int i = 0; i < size; i++) {

@@ -7,26 +7,36 @@ import java.util.Arrays;
  * the windows: an open window then stores its accumulators by id ({@link IdIndex}) instead of
  * holding a map of key objects.
  *
- * <p><b>Eviction.</b> Each id remembers the end of the newest window it has an entry in ({@link
- * #use}). Once every window ending at or before some instant has been emitted, {@link
- * #release(long)} says so; an id whose newest window ends at or before the released instant is used
- * by no window, open or waiting to be emitted. Such ids are evicted lazily, when the table would
- * otherwise grow: so a dictionary over unbounded key churn holds the keys of the windows not yet
- * emitted, plus at most as many again, and a steady key set costs nothing after warm-up.
+ * <p><b>Eviction.</b> The dictionary does not track which window uses which id: adding an entry to
+ * a window costs nothing here. When the table would otherwise grow, and a window was {@linkplain
+ * #emitted() emitted} since the last sweep, it asks its {@link Users} to mark the ids of every
+ * window not yet emitted (open, or finalized and waiting to be drained) and evicts the others in
+ * place. So a dictionary over unbounded key churn holds the keys of the windows not yet emitted,
+ * plus at most as many again, and a steady key set costs nothing after warm-up. A sweep costs the
+ * entries of the windows not yet emitted, and is paid for by the new keys that filled the table.
  *
  * <p><b>Memory.</b> The hash table holds a key reference and an id per slot (8 bytes with
  * compressed references) at a load of at most 1/2 after a sweep and 3/4 before one; per id, the key
- * again (4 bytes) and the newest window end (8 bytes). About 28 to 36 bytes per key, not counting
- * the key objects, which the caller's records hold anyway.
+ * again (4 bytes, in an array that grows by doubling), and one bit for the sweeps. About 21 to 26
+ * bytes per key as measured ({@code MemoryFootprint}: 1,000 and 100,000 keys), not counting the key
+ * objects, which the caller's records hold anyway.
  *
- * <p>Lookups allocate nothing; only growth does. Not thread-safe.
+ * <p>Lookups allocate nothing; only growth and the first sweep at a size do. Not thread-safe.
  */
 final class KeyDictionary {
 
+  /** Whoever holds ids: marks those still in use when the dictionary sweeps. */
+  interface Users {
+    /**
+     * Sets bit {@code id & 63} of {@code live[id >>> 6]} for every id that a window not yet emitted
+     * holds. The array covers every id below {@link KeyDictionary#idBound()}.
+     */
+    void markLive(long[] live);
+  }
+
   private static final int MIN_CAPACITY = 16;
 
-  /** {@link #newestEnd} of an id whose key was added but never used by a window. */
-  private static final long NEVER_USED = Long.MIN_VALUE;
+  private final Users users;
 
   // The hash table: key and id per slot, null key for an empty slot; linear probing.
   private Object[] slotKeys;
@@ -36,25 +46,29 @@ final class KeyDictionary {
 
   // Per id.
   private Object[] keys;
-  private long[] newestEnd;
   private int nextId;
   private int[] freeIds = new int[0];
   private int freeCount;
 
-  /** Every window ending at or before this has been emitted. */
-  private long released = Long.MIN_VALUE;
+  /** The ids marked live by the last sweep, one bit each; reused from sweep to sweep. */
+  private long[] live = new long[0];
 
-  /** {@link #released} at the last sweep: a sweep before it moves again cannot free anything. */
-  private long sweptAt = Long.MIN_VALUE;
+  /** Whether a window was emitted since the last sweep: else a sweep could free nothing. */
+  private boolean emittedSinceSweep;
 
   private boolean sweptOnce;
 
-  KeyDictionary() {
+  /**
+   * Creates an empty dictionary.
+   *
+   * @param users marks the ids in use when a sweep runs
+   */
+  KeyDictionary(Users users) {
+    this.users = users;
     slotKeys = new Object[MIN_CAPACITY];
     slotIds = new int[MIN_CAPACITY];
     mask = MIN_CAPACITY - 1;
     keys = new Object[MIN_CAPACITY];
-    newestEnd = new long[MIN_CAPACITY];
   }
 
   /** Returns the number of keys held, evictable ones included. */
@@ -90,7 +104,6 @@ final class KeyDictionary {
     }
     int id = freeCount > 0 ? freeIds[--freeCount] : newId();
     keys[id] = key;
-    newestEnd[id] = NEVER_USED;
     slotKeys[i] = key;
     slotIds[i] = id;
     size++;
@@ -107,26 +120,17 @@ final class KeyDictionary {
     return keys[id];
   }
 
-  /** Records that {@code id} has an entry in a window ending at {@code windowEnd}. */
-  void use(int id, long windowEnd) {
-    if (windowEnd > newestEnd[id]) {
-      newestEnd[id] = windowEnd;
-    }
-  }
-
   /**
-   * Declares that every window ending at or before {@code emittedThrough} has been emitted: ids
-   * used by no later window may be evicted from now on.
+   * Declares that a window was emitted: the ids only it used may be evicted from now on. Cheap: the
+   * work waits for the next sweep.
    */
-  void release(long emittedThrough) {
-    if (emittedThrough > released) {
-      released = emittedThrough;
-    }
+  void emitted() {
+    emittedSinceSweep = true;
   }
 
   /** Evicts what can be evicted, then grows the table if it is still more than half full. */
   private void makeRoom() {
-    if (!sweptOnce || released != sweptAt) {
+    if (!sweptOnce || emittedSinceSweep) {
       sweep();
     }
     if (size + 1 > slotKeys.length >>> 1) {
@@ -135,16 +139,25 @@ final class KeyDictionary {
   }
 
   /**
-   * Frees every id whose newest window is emitted, in place: each evicted slot is closed by moving
-   * back the later entries of its probe run, so that the sweep allocates nothing.
+   * Frees every id that no window not yet emitted holds, in place: each evicted slot is closed by
+   * moving back the later entries of its probe run, so that the sweep allocates nothing once its
+   * bitset is as large as the id range.
    */
   private void sweep() {
     sweptOnce = true;
-    sweptAt = released;
+    emittedSinceSweep = false;
+    int words = (nextId + 63) >>> 6;
+    if (live.length < words) {
+      live = new long[Math.max(words, live.length * 2)];
+    } else {
+      Arrays.fill(live, 0, words, 0L);
+    }
+    users.markLive(live);
     int i = 0;
     while (i < slotKeys.length) {
-      if (slotKeys[i] != null && newestEnd[slotIds[i]] <= released) {
-        free(slotIds[i]);
+      int id = slotIds[i];
+      if (slotKeys[i] != null && (live[id >>> 6] & (1L << id)) == 0) {
+        free(id);
         shiftBack(i); // slot i now holds a later entry of its run, or nothing: look again
         size--;
       } else {
@@ -204,7 +217,6 @@ final class KeyDictionary {
   private int newId() {
     if (nextId == keys.length) {
       keys = Arrays.copyOf(keys, keys.length * 2);
-      newestEnd = Arrays.copyOf(newestEnd, newestEnd.length * 2);
     }
     return nextId++;
   }

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.PriorityQueue;
+import java.util.function.Consumer;
 
 /**
  * Keyed tumbling event-time windows on top of a {@link WatermarkTracker}: events go into the window
@@ -111,7 +112,7 @@ public final class TumblingWindows<K, V, R> {
   private final LongFold longFold;
 
   /** Every key of an open or finalized window, by dense id. */
-  private final KeyDictionary keys = new KeyDictionary();
+  private final KeyDictionary keys = new KeyDictionary(this::markLiveIds);
 
   /** Open windows by start. */
   private final LongObjectMap<WindowEntries> openByStart = new LongObjectMap<>();
@@ -123,10 +124,21 @@ public final class TumblingWindows<K, V, R> {
   /** Finalized windows not emitted yet, in ascending end order. */
   private final ArrayDeque<WindowEntries> finalized = new ArrayDeque<>();
 
-  /** Emitted windows kept for reuse, at most {@link #SPARE_WINDOWS}. */
+  /**
+   * Emitted windows kept for reuse: at most {@link #spareLimit}, so that the windows opened after a
+   * burst of finalized ones reuse them instead of allocating. A window is allocated only when the
+   * pool is empty, so the windows held (open, waiting and spare) never outnumber the most that were
+   * ever open or waiting at once.
+   */
   private final ArrayDeque<WindowEntries> spare = new ArrayDeque<>();
 
   private static final int SPARE_WINDOWS = 4;
+
+  /**
+   * The size of the pool: {@link #SPARE_WINDOWS}, or the windows not yet emitted when the last
+   * drain began if there were more.
+   */
+  private int spareLimit = SPARE_WINDOWS;
 
   /** Scratch space of the drain: the key id of each entry position of a window. */
   private int[] idsByPosition = new int[16];
@@ -435,6 +447,7 @@ public final class TumblingWindows<K, V, R> {
     for (WindowEntries w : finalized) { // taken off the queue only once every result is computed
       visit(w, (start, end, key, value) -> results.add(new WindowResult<>(start, end, key, value)));
     }
+    sizeSparePool();
     while (!finalized.isEmpty()) {
       emitted(finalized.poll());
     }
@@ -461,6 +474,7 @@ public final class TumblingWindows<K, V, R> {
   public int drainFinalized(ResultVisitor<? super K, ? super R> visitor) {
     Objects.requireNonNull(visitor, "visitor");
     finalizeReady(); // a safety net: every call that moves the watermark finalizes already
+    sizeSparePool();
     int count = 0;
     WindowEntries w;
     while ((w = finalized.peek()) != null) {
@@ -492,9 +506,19 @@ public final class TumblingWindows<K, V, R> {
 
   /** A window whose results were all handed out: its keys may go, its storage is kept for reuse. */
   private void emitted(WindowEntries w) {
-    keys.release(w.end);
+    keys.emitted();
     w.dropAccumulators();
-    if (spare.size() < SPARE_WINDOWS) {
+    keepSpare(w);
+  }
+
+  /** At the start of a drain: room for every window about to be emitted, if there are many. */
+  private void sizeSparePool() {
+    spareLimit = (int) Math.max(SPARE_WINDOWS, openWindows + finalized.size());
+  }
+
+  /** Keeps an emptied window for reuse if the pool has room (see {@link #spare}). */
+  private void keepSpare(WindowEntries w) {
+    if (spare.size() < spareLimit) {
       spare.push(w);
     }
   }
@@ -844,8 +868,8 @@ public final class TumblingWindows<K, V, R> {
       newKey =
           longFold != null ? w.fold(id, value, longFold) : w.fold(id, value, objectAggregator());
     } catch (RuntimeException e) {
-      if (opened && spare.size() < SPARE_WINDOWS) {
-        spare.push(w);
+      if (opened) {
+        keepSpare(w);
       }
       throw e;
     }
@@ -855,11 +879,29 @@ public final class TumblingWindows<K, V, R> {
       OPEN_WINDOWS.setRelease(this, openWindows + 1);
     }
     if (newKey) {
-      keys.use(id, end);
       OPEN_ENTRIES.setRelease(this, openEntries + 1);
     }
     lastWindow = w;
   }
+
+  /**
+   * The dictionary's sweep: every window not yet emitted, open or finalized, keeps its ids. Walks
+   * the queues with {@code forEach} and a visitor made once, so that a sweep allocates nothing.
+   */
+  private void markLiveIds(long[] live) {
+    sweepMarks = live;
+    try {
+      openByEnd.forEach(markIds);
+      finalized.forEach(markIds);
+    } finally {
+      sweepMarks = null;
+    }
+  }
+
+  /** The marks of the sweep in progress, for {@link #markIds}. */
+  private long[] sweepMarks;
+
+  private final Consumer<WindowEntries> markIds = w -> w.markIds(sweepMarks);
 
   @SuppressWarnings("unchecked") // values reach the aggregator only through add(..., V value)
   private Aggregator<Object, Object, ?> objectAggregator() {

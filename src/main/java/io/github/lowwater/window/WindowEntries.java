@@ -163,6 +163,15 @@ final class WindowEntries {
     }
   }
 
+  /** Sets bit {@code id & 63} of {@code live[id >>> 6]} for the id of each key in the window. */
+  void markIds(long[] live) {
+    if (dense) {
+      ids.markIds(live);
+    } else {
+      index.markIds(live);
+    }
+  }
+
   /** Returns the {@code long} accumulator of the key {@code id} at {@code position}. */
   long longAt(int position, int id) {
     return dense ? longsById[id] : longs[position];

@@ -47,6 +47,9 @@ class IdIndexTest {
       assertThat(ids)
           .as("seed %d", seed)
           .containsExactly(order.stream().mapToInt(i -> i).toArray());
+      long[] live = new long[(universe + 63) >>> 6];
+      index.markIds(live);
+      assertThat(IdSetTest.marked(live)).as("seed %d", seed).isEqualTo(reference.keySet());
     }
   }
 

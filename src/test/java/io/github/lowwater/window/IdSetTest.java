@@ -44,7 +44,21 @@ class IdSetTest {
             .as("seed %d position %d", seed, position)
             .isEqualTo(order.get(position));
       }
+      long[] live = new long[(universe + 63) >>> 6];
+      set.markIds(live);
+      assertThat(marked(live)).as("seed %d", seed).isEqualTo(reference);
     }
+  }
+
+  /** The ids whose bit is set in {@code bits}. */
+  static Set<Integer> marked(long[] bits) {
+    Set<Integer> ids = new HashSet<>();
+    for (int id = 0; id < 64 * bits.length; id++) {
+      if ((bits[id >>> 6] & (1L << id)) != 0) {
+        ids.add(id);
+      }
+    }
+    return ids;
   }
 
   @Test

@@ -11,9 +11,47 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Model-based: {@link KeyDictionary} against a map from key to (id, newest window end), with the
- * eviction rule checked: a key is kept while a window not yet released uses it.
+ * eviction rule checked: a key is kept while a window not yet released uses it. The model plays the
+ * windows: its {@link KeyDictionary.Users} marks the ids of the keys whose newest window is not
+ * released.
  */
 class KeyDictionaryTest {
+
+  /** The windows' side, modelled: which key has an entry in which window, and what is emitted. */
+  private static final class Windows implements KeyDictionary.Users {
+    final Map<Object, Integer> ids = new HashMap<>();
+    final Map<Object, Long> newest = new HashMap<>();
+    long released = Long.MIN_VALUE;
+    int sweeps;
+
+    /** The key gets an entry in the window ending at {@code windowEnd}, under its current id. */
+    void use(Object key, int id, long windowEnd) {
+      ids.put(key, id);
+      newest.merge(key, windowEnd, Math::max);
+    }
+
+    /** Every window ending at or before {@code emittedThrough} is emitted. */
+    void release(KeyDictionary dictionary, long emittedThrough) {
+      released = Math.max(released, emittedThrough); // a release never goes back
+      dictionary.emitted();
+    }
+
+    boolean inUse(Object key) {
+      Long end = newest.get(key);
+      return end != null && end > released;
+    }
+
+    @Override
+    public void markLive(long[] live) {
+      sweeps++;
+      for (Map.Entry<Object, Integer> e : ids.entrySet()) {
+        if (inUse(e.getKey())) {
+          int id = e.getValue();
+          live[id >>> 6] |= 1L << id;
+        }
+      }
+    }
+  }
 
   /** A key whose hash codes collide in groups of 8, to exercise probe runs and shift-back. */
   private record Key(int n) {
@@ -27,10 +65,8 @@ class KeyDictionaryTest {
   void idsAreStableWhileUsedAndEvictionFreesOnlyReleasedKeys() {
     for (long seed = 1; seed <= 30; seed++) {
       SplittableRandom random = new SplittableRandom(seed);
-      KeyDictionary dictionary = new KeyDictionary();
-      Map<Key, Integer> ids = new HashMap<>();
-      Map<Key, Long> newest = new HashMap<>();
-      long released = Long.MIN_VALUE;
+      Windows model = new Windows();
+      KeyDictionary dictionary = new KeyDictionary(model);
       long window = 0;
       int universe = 50 + random.nextInt(3_000);
       for (int step = 0; step < 20_000; step++) {
@@ -39,50 +75,51 @@ class KeyDictionaryTest {
           window++; // a new window opens; the oldest ones are emitted now and then
         }
         if (random.nextInt(300) == 0) {
-          long emitted = window - 1 - random.nextInt(2);
-          dictionary.release(emitted);
-          released = Math.max(released, emitted); // a release never goes back
+          model.release(dictionary, window - 1 - random.nextInt(2));
         }
         Key key = new Key(random.nextInt(universe));
+        boolean wasInUse = model.inUse(key);
+        Integer previous = model.ids.get(key);
         int id = dictionary.id(key);
         assertThat(dictionary.key(id)).as(where).isEqualTo(key);
-        Integer previous = ids.get(key);
-        Long end = newest.get(key);
-        if (previous != null && end != null && end > released) {
+        if (wasInUse) {
           assertThat(id).as(where + ": a key in use keeps its id").isEqualTo(previous);
         }
-        ids.put(key, id);
         long windowEnd = window - random.nextInt(2); // a little disorder
-        if (windowEnd > released) { // only an open window takes entries
-          dictionary.use(id, windowEnd);
-          newest.merge(key, windowEnd, Math::max);
+        if (windowEnd > model.released) { // only an open window takes entries
+          model.use(key, id, windowEnd);
+        } else if (!wasInUse) {
+          model.ids.remove(key); // as when the event is late: the key holds no entry
         }
         // No two keys in use share an id.
         if (step % 1_000 == 0) {
           Set<Integer> inUse = new HashSet<>();
-          for (Map.Entry<Key, Integer> e : ids.entrySet()) {
-            Long n = newest.get(e.getKey());
-            if (n != null && n > released) {
+          for (Map.Entry<Object, Integer> e : model.ids.entrySet()) {
+            if (model.inUse(e.getKey())) {
               assertThat(inUse.add(e.getValue())).as(where + " " + e.getKey()).isTrue();
               assertThat(dictionary.key(e.getValue())).as(where).isEqualTo(e.getKey());
             }
           }
         }
       }
+      assertThat(model.sweeps)
+          .as("seed " + seed + ": the trace made the dictionary sweep")
+          .isPositive();
     }
   }
 
   @Test
   void aSteadyChurnOfKeysDoesNotGrowTheTableWithoutBound() {
-    KeyDictionary dictionary = new KeyDictionary();
+    Windows model = new Windows();
+    KeyDictionary dictionary = new KeyDictionary(model);
     long window = 0;
     for (int round = 0; round < 200; round++) {
       window++;
       for (int k = 0; k < 1_000; k++) {
         String key = "w" + window + "k" + k; // every window brings 1,000 new keys
-        dictionary.use(dictionary.id(key), window);
+        model.use(key, dictionary.id(key), window);
       }
-      dictionary.release(window - 1); // the window before this one is emitted
+      model.release(dictionary, window - 1); // the window before this one is emitted
     }
     assertThat(dictionary.size()).isLessThanOrEqualTo(3 * 1_000);
     assertThat(dictionary.capacity()).isLessThanOrEqualTo(8_192);
@@ -90,14 +127,17 @@ class KeyDictionaryTest {
 
   @Test
   void aKeyThatWasNeverUsedIsEvictedAtTheNextSweep() {
-    KeyDictionary dictionary = new KeyDictionary();
+    Windows model = new Windows();
+    KeyDictionary dictionary = new KeyDictionary(model);
     int orphan = dictionary.id("orphan"); // as when the aggregator threw on its first value
-    dictionary.release(0);
+    model.release(dictionary, 0);
     for (int k = 0; k < 11; k++) {
-      dictionary.use(dictionary.id("k" + k), 10);
+      String key = "k" + k;
+      model.use(key, dictionary.id(key), 10);
     }
     assertThat(dictionary.size()).isEqualTo(12); // 16 slots at 3/4: full
     int twelfth = dictionary.id("k11"); // the sweep makes room
+    assertThat(model.sweeps).isEqualTo(1);
     assertThat(dictionary.size()).isEqualTo(12); // the orphan went...
     assertThat(twelfth).isEqualTo(orphan); // ...and its id went to the new key
     assertThat(dictionary.capacity()).isEqualTo(32); // 11 of 16 left after the sweep: grown
@@ -106,15 +146,44 @@ class KeyDictionaryTest {
 
   @Test
   void withNothingReleasedTheTableGrowsAndKeepsEveryKey() {
-    KeyDictionary dictionary = new KeyDictionary();
+    Windows model = new Windows();
+    KeyDictionary dictionary = new KeyDictionary(model);
     for (int k = 0; k < 10_000; k++) {
       assertThat(dictionary.id(k)).isEqualTo(k);
-      dictionary.use(k, 5);
+      model.use(k, k, 5);
     }
     for (int k = 0; k < 10_000; k++) {
       assertThat(dictionary.id(k)).isEqualTo(k);
     }
     assertThat(dictionary.size()).isEqualTo(10_000);
     assertThat(dictionary.capacity()).isEqualTo(16_384); // 10,000 keys at a load of at most 3/4
+    assertThat(model.sweeps).as("one sweep, the first growth; none after: nothing emitted").isOne();
+  }
+
+  @Test
+  void aSweepRunsOnlyWhenAWindowWasEmittedSinceTheLast() {
+    Windows model = new Windows();
+    KeyDictionary dictionary = new KeyDictionary(model);
+    for (int k = 0; k < 12; k++) {
+      model.use(k, dictionary.id(k), 5); // 12 of 16 slots: the next new key makes room
+    }
+    dictionary.id(12);
+    assertThat(model.sweeps).isOne(); // the first growth sweeps once
+    assertThat(dictionary.capacity()).isEqualTo(32);
+    for (int k = 13; k < 24; k++) {
+      model.use(k, dictionary.id(k), 5);
+    }
+    dictionary.id(24); // 24 of 32: would grow, but nothing was emitted: no sweep, grow
+    assertThat(model.sweeps).isOne();
+    assertThat(dictionary.capacity()).isEqualTo(64);
+    model.release(dictionary, 5); // every window that holds a key is emitted
+    for (int k = 25; k < 48; k++) {
+      dictionary.id(k); // keys of late events: no window holds them
+    }
+    dictionary.id(48); // 48 of 64: sweeps, frees every key, then adds this one
+    assertThat(model.sweeps).isEqualTo(2);
+    assertThat(dictionary.capacity()).isEqualTo(64);
+    assertThat(dictionary.size()).isOne();
+    assertThat(dictionary.key(dictionary.id(48))).isEqualTo(48);
   }
 }

@@ -114,6 +114,30 @@ class TumblingWindowsDrainTest {
   }
 
   @Test
+  void theKeysOfAFinalizedWindowSurviveTheSweepsThatNewKeysCauseBeforeTheDrain() {
+    TumblingWindows<String, Long, Long> windows = windows(Aggregators.sumLong(), new ManualClock());
+    windows.add("s", 10, "a", 1L);
+    for (int k = 0; k < 40; k++) {
+      windows.add("s", 1_300 + k, "w" + k, (long) k); // [1000, 2000); [0, 1000) is finalized
+    }
+    Collector collector = new Collector();
+    windows.drainFinalized(collector); // [0, 1000) is emitted: the dictionary may sweep from now on
+    assertThat(collector.results).containsExactly("0..1000 a=1");
+    // 10,000 new keys in later windows: [1000, 2000) is finalized at once and waits, undrained,
+    // while the dictionary's table fills and sweeps. The sweep must keep its 40 keys.
+    for (int k = 0; k < 10_000; k++) {
+      windows.add("s", 2_300 + k / 10, "n" + k, 1L);
+    }
+    collector.results.clear();
+    windows.drainFinalized(collector);
+    List<String> expected = new ArrayList<>();
+    for (int k = 0; k < 40; k++) {
+      expected.add("1000..2000 w" + k + "=" + k);
+    }
+    assertThat(collector.results).containsExactlyElementsOf(expected);
+  }
+
+  @Test
   void aThrowingVisitorLeavesItsWindowToBeVisitedAgainFromItsFirstResult() {
     ManualClock clock = new ManualClock();
     TumblingWindows<String, Long, Long> windows = windows(Aggregators.sumLong(), clock);
@@ -188,6 +212,43 @@ class TumblingWindowsDrainTest {
     for (int keyCount : new int[] {5_000, 200}) {
       assertSteadyStateAllocatesNothing(keyCount);
     }
+  }
+
+  @Test
+  void windowsThatFinalizeInABurstAreReusedByTheWindowsOpenedAfterIt() {
+    // A catch-up, again and again: the fast source fills 12 windows while the slow one holds the
+    // watermark; then the slow one catches up and the 12 finalize at once. With a pool of four the
+    // next 12 windows would allocate eight; the pool is sized to the burst, so they allocate none.
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    TumblingWindows<String, Long, Long> windows = windows(Aggregators.sumLong(), new ManualClock());
+    String[] keys = new String[200];
+    for (int k = 0; k < keys.length; k++) {
+      keys[k] = "key-" + k;
+    }
+    Long one = 1L;
+    ResultVisitor<String, Long> sink = (start, end, key, value) -> {};
+    long[] t = {0};
+    Runnable cycle =
+        () -> {
+          for (int i = 0; i < 12 * 200; i++) {
+            t[0] += 5;
+            windows.add("fast", t[0], keys[i % keys.length], one);
+          }
+          windows.add("slow", t[0], keys[0], one); // the slow source catches up: a burst
+          windows.drainFinalized(sink);
+        };
+    for (int warm = 0; warm < 5; warm++) {
+      cycle.run();
+    }
+    long finalizedBefore = windows.stats().finalizedWindows();
+    long before = threads.getCurrentThreadAllocatedBytes();
+    for (int measured = 0; measured < 5; measured++) {
+      cycle.run();
+    }
+    long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+    assertThat(windows.stats().finalizedWindows() - finalizedBefore).isEqualTo(5 * 12);
+    assertThat(allocated).as("bytes allocated by five bursts of 12 windows").isZero();
   }
 
   private static void assertSteadyStateAllocatesNothing(int keyCount) {

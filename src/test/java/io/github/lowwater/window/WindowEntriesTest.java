@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -58,6 +60,13 @@ class WindowEntriesTest {
         assertThat(entries.size()).isEqualTo(reference.size());
         assertThat(entries.primitive()).isEqualTo(primitive);
         assertThat(contents(entries)).as("seed %d window %d", seed, window).isEqualTo(reference);
+        // The dictionary's sweep: the window adds its ids to the marks of the others.
+        long[] live = new long[(ids + 64) >>> 6];
+        live[ids >>> 6] |= 1L << ids; // an id of another window, above every id of this one
+        entries.markIds(live);
+        Set<Integer> marked = new HashSet<>(reference.keySet());
+        marked.add(ids);
+        assertThat(IdSetTest.marked(live)).as("seed %d window %d", seed, window).isEqualTo(marked);
       }
     }
   }
