@@ -2,6 +2,7 @@ package io.github.lowwater;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.lowwater.testing.Trials;
 import java.math.BigInteger;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -19,7 +20,7 @@ class ContributionRuleTest {
   @Test
   void everyFloorMatchesTheRulesInExactArithmetic() {
     long[] latenesses = {0, 1, 1_000, 120_000, Long.MAX_VALUE / 2, Long.MAX_VALUE};
-    for (long seed = 1; seed <= 200; seed++) {
+    for (long seed = 1; seed <= Trials.of(200); seed++) {
       SplittableRandom random = new SplittableRandom(seed);
       WatermarkStrategy strategy = WatermarkStrategy.values()[random.nextInt(3)];
       long lateness = latenesses[random.nextInt(latenesses.length)];

@@ -2,6 +2,7 @@ package io.github.lowwater;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.lowwater.testing.Trials;
 import java.math.BigInteger;
 import java.util.HashMap;
 import java.util.Map;
@@ -20,7 +21,7 @@ class FutureGuardModelTest {
 
   @Test
   void matchesExactArithmeticAndAMapOfCountsOnRandomOperations() {
-    for (long seed = 1; seed <= 200; seed++) {
+    for (long seed = 1; seed <= Trials.of(200); seed++) {
       SplittableRandom random = new SplittableRandom(seed);
       long[] skews = {0, 1, 300_000, Long.MAX_VALUE / 2, Long.MAX_VALUE - 1, FutureGuard.OFF};
       long skew = skews[random.nextInt(skews.length)];

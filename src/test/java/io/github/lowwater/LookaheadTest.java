@@ -3,6 +3,7 @@ package io.github.lowwater;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.lowwater.testing.Trials;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +32,7 @@ class LookaheadTest extends TrackerFixture {
 
   @Test
   void lookaheadNeverDeclaresAnInOrderEventLate() {
-    for (long seed = 1; seed <= 200; seed++) {
+    for (long seed = 1; seed <= Trials.of(200); seed++) {
       SplittableRandom random = new SplittableRandom(seed);
       WatermarkTracker t = builder().build();
       int sources = 1 + random.nextInt(5);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.lowwater.internal.TimeMath;
+import io.github.lowwater.testing.Trials;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,7 +87,7 @@ class ObserveSkipTest extends TrackerFixture {
    */
   @Test
   void everyEventLeavesWhatAFullReEvaluationWouldOnRandomPolls() {
-    for (long seed = 1; seed <= 100; seed++) {
+    for (long seed = 1; seed <= Trials.of(100); seed++) {
       SplittableRandom random = new SplittableRandom(seed);
       ManualClock manual = new ManualClock();
       CachedClock cached = new CachedClock(manual);

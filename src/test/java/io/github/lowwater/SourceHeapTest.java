@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.lowwater.WatermarkTracker.Source;
 import io.github.lowwater.internal.TimeMath;
+import io.github.lowwater.testing.Trials;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -20,7 +21,7 @@ class SourceHeapTest {
 
   @Test
   void theSettledRootHoldsTheSmallestContributionOnRandomOperations() {
-    for (long seed = 1; seed <= 300; seed++) {
+    for (long seed = 1; seed <= Trials.of(300); seed++) {
       SplittableRandom random = new SplittableRandom(seed);
       Source[] pool = new Source[1 + random.nextInt(40)];
       for (int i = 0; i < pool.length; i++) {

@@ -2,6 +2,7 @@ package io.github.lowwater;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.lowwater.testing.Trials;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -22,7 +23,7 @@ class TimerQueueTest {
 
   @Test
   void removesTimersInTimeThenRegistrationOrderOnRandomOperations() {
-    for (long seed = 1; seed <= 300; seed++) {
+    for (long seed = 1; seed <= Trials.of(300); seed++) {
       SplittableRandom random = new SplittableRandom(seed);
       TimerQueue queue = new TimerQueue();
       List<Entry> reference = new ArrayList<>();

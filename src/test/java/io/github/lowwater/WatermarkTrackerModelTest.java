@@ -3,6 +3,7 @@ package io.github.lowwater;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.lowwater.internal.TimeMath;
+import io.github.lowwater.testing.Trials;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -24,7 +25,7 @@ class WatermarkTrackerModelTest {
   @Test
   void trackerMatchesTheNaiveReferenceOnRandomSequences() {
     long base = 0x10_0077_A7E2L;
-    for (int i = 0; i < SEEDS; i++) {
+    for (int i = 0; i < Trials.of(SEEDS); i++) {
       run(base + i);
     }
   }

@@ -511,6 +511,11 @@ public final class TumblingWindows<K, V, R> {
     keepSpare(w);
   }
 
+  /** Returns the number of keys the dictionary holds, evictable ones included (for tests). */
+  int dictionarySize() {
+    return keys.size();
+  }
+
   /** At the start of a drain: room for every window about to be emitted, if there are many. */
   private void sizeSparePool() {
     spareLimit = (int) Math.max(SPARE_WINDOWS, openWindows + finalized.size());

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.lowwater.ManualClock;
+import io.github.lowwater.testing.Trials;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -263,7 +264,7 @@ class EventAlignerTest {
    */
   @Test
   void matchesANaiveSortedListBufferOnRandomTraces() {
-    for (long seed = 1; seed <= 300; seed++) {
+    for (long seed = 1; seed <= Trials.of(300); seed++) {
       SplittableRandom random = new SplittableRandom(seed);
       long lateness = random.nextInt(3) == 0 ? 0 : random.nextInt(2_000);
       EventAligner<Integer, Long> a =

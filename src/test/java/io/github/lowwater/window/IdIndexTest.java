@@ -2,6 +2,7 @@ package io.github.lowwater.window;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.lowwater.testing.Trials;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -14,7 +15,7 @@ class IdIndexTest {
 
   @Test
   void matchesAHashMapOnRandomInsertsLookupsAndClears() {
-    for (long seed = 1; seed <= 40; seed++) {
+    for (long seed = 1; seed <= Trials.of(40); seed++) {
       SplittableRandom random = new SplittableRandom(seed);
       int universe = 1 + random.nextInt(random.nextBoolean() ? 50 : 5_000);
       IdIndex index = new IdIndex(random.nextInt(100));

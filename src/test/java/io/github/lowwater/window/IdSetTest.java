@@ -2,6 +2,7 @@ package io.github.lowwater.window;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.lowwater.testing.Trials;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -14,7 +15,7 @@ class IdSetTest {
 
   @Test
   void matchesAHashSetAndItsInsertionOrderAcrossClears() {
-    for (long seed = 1; seed <= 40; seed++) {
+    for (long seed = 1; seed <= Trials.of(40); seed++) {
       SplittableRandom random = new SplittableRandom(seed);
       int universe = 1 + random.nextInt(random.nextBoolean() ? 70 : 10_000);
       IdSet set = new IdSet(random.nextInt(universe), random.nextInt(100));

@@ -2,6 +2,7 @@ package io.github.lowwater.window;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.lowwater.testing.Trials;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -63,7 +64,7 @@ class KeyDictionaryTest {
 
   @Test
   void idsAreStableWhileUsedAndEvictionFreesOnlyReleasedKeys() {
-    for (long seed = 1; seed <= 30; seed++) {
+    for (long seed = 1; seed <= Trials.of(30); seed++) {
       SplittableRandom random = new SplittableRandom(seed);
       Windows model = new Windows();
       KeyDictionary dictionary = new KeyDictionary(model);

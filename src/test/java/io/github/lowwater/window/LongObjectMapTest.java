@@ -2,6 +2,7 @@ package io.github.lowwater.window;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.lowwater.testing.Trials;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -14,7 +15,7 @@ class LongObjectMapTest {
 
   @Test
   void matchesHashMapOnRandomOperationsIncludingCollidingKeys() {
-    for (long seed = 1; seed <= 50; seed++) {
+    for (long seed = 1; seed <= Trials.of(50); seed++) {
       SplittableRandom random = new SplittableRandom(seed);
       LongObjectMap<String> map = new LongObjectMap<>();
       Map<Long, String> reference = new HashMap<>();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.lowwater.ManualClock;
+import io.github.lowwater.testing.Trials;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,7 +51,7 @@ class TumblingWindowsDrainTest {
 
   @Test
   void drainAndPollGiveTheResultsOfAReferenceOnRandomFeedsWithKeyChurn() {
-    for (long seed = 1; seed <= 40; seed++) {
+    for (long seed = 1; seed <= Trials.of(40); seed++) {
       SplittableRandom random = new SplittableRandom(seed);
       boolean builtIn = random.nextBoolean();
       Aggregator<Long, ?, Long> sum =
@@ -212,6 +213,24 @@ class TumblingWindowsDrainTest {
     for (int keyCount : new int[] {5_000, 200}) {
       assertSteadyStateAllocatesNothing(keyCount);
     }
+  }
+
+  @Test
+  void theDictionaryOverUnboundedKeyChurnHoldsOnlyTheKeysOfWindowsNotYetEmitted() {
+    TumblingWindows<String, Long, Long> windows = windows(Aggregators.sumLong(), new ManualClock());
+    Collector collector = new Collector();
+    long t = 0;
+    for (int window = 0; window < 100; window++) {
+      for (int k = 0; k < 1_000; k++) { // every window brings 1,000 keys never seen before
+        windows.add("s", t++, "w" + window + "k" + k, 1L);
+      }
+      collector.results.clear();
+      windows.drainFinalized(collector);
+    }
+    // Two windows not yet emitted at most (the open one, and the one the lateness holds), plus at
+    // most as many again between two sweeps.
+    assertThat(windows.dictionarySize()).isLessThanOrEqualTo(4 * 1_000);
+    assertThat(windows.stats().finalizedWindows()).isEqualTo(99);
   }
 
   @Test

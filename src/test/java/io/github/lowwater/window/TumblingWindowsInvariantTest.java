@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.lowwater.ManualClock;
 import io.github.lowwater.internal.TimeMath;
+import io.github.lowwater.testing.Trials;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -30,7 +31,7 @@ class TumblingWindowsInvariantTest {
 
   @Test
   void invariantsHoldOnRandomTraces() {
-    for (long seed = 1; seed <= 300; seed++) {
+    for (long seed = 1; seed <= Trials.of(300); seed++) {
       run(seed);
     }
   }

@@ -3,6 +3,7 @@ package io.github.lowwater.window;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.lowwater.testing.Trials;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -34,7 +35,7 @@ class WindowEntriesTest {
 
   @Test
   void bothFormsMatchAnOrderedMapOverReusedWindows() {
-    for (long seed = 1; seed <= 30; seed++) {
+    for (long seed = 1; seed <= Trials.of(30); seed++) {
       SplittableRandom random = new SplittableRandom(seed);
       boolean primitive = random.nextBoolean();
       WindowEntries entries = new WindowEntries(primitive);

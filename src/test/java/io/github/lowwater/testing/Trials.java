@@ -1,0 +1,25 @@
+package io.github.lowwater.testing;
+
+/**
+ * How many random traces a model-based test runs. The test suite ({@code mvn verify}) runs all of
+ * them. Mutation testing runs each test once per mutant that it covers, so PIT's configuration
+ * ({@code pom.xml}, profile {@code pit}) sets {@code -Dlowwater.trials.divisor=5} and runs a fifth
+ * of them, never fewer than eight: the first traces of each test, the same ones the suite runs
+ * first. See {@code docs/mutation-testing.md}.
+ */
+public final class Trials {
+
+  private static final int DIVISOR = Math.max(1, Integer.getInteger("lowwater.trials.divisor", 1));
+
+  private Trials() {}
+
+  /**
+   * Returns how many of {@code traces} random traces to run.
+   *
+   * @param traces the number the test suite runs, {@code >= 1}
+   * @return {@code traces}, or under PIT a fifth of it but at least {@code min(traces, 8)}
+   */
+  public static int of(int traces) {
+    return Math.max(Math.min(traces, 8), traces / DIVISOR);
+  }
+}
