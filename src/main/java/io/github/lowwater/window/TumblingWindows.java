@@ -805,6 +805,10 @@ public final class TumblingWindows<K, V, R> {
    * @return the window's end in epoch milliseconds
    */
   public long windowEnd(long eventTimeMillis) {
+    WindowEntries w = lastWindow;
+    if (w != null && eventTimeMillis >= w.start && eventTimeMillis < w.end) {
+      return w.end; // the previous event's window, as add finds it: no division
+    }
     return TimeMath.saturatedAdd(
         eventTimeMillis, sizeMillis - Math.floorMod(eventTimeMillis, sizeMillis));
   }

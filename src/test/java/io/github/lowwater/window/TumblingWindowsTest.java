@@ -93,6 +93,19 @@ class TumblingWindowsTest {
       assertThat(windows.windowEnd(Long.MIN_VALUE))
           .isEqualTo(Long.MIN_VALUE + 10 - Math.floorMod(Long.MIN_VALUE, 10L));
     }
+
+    @Test
+    void windowEndAnswersFromThePreviousEventsWindowOnlyInsideIt() {
+      windows.add("p", 15, "k", 1L); // the last event's window is [10, 20)
+      assertThat(windows.windowEnd(9)).isEqualTo(10);
+      assertThat(windows.windowEnd(10)).isEqualTo(20);
+      assertThat(windows.windowEnd(19)).isEqualTo(20);
+      assertThat(windows.windowEnd(20)).isEqualTo(30);
+      windows.add("p", Long.MAX_VALUE - 1, "k", 1L); // the saturated last window
+      assertThat(windows.windowEnd(Long.MAX_VALUE - 1)).isEqualTo(Long.MAX_VALUE);
+      assertThat(windows.windowEnd(Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
+      assertThat(windows.windowEnd(15)).isEqualTo(20);
+    }
   }
 
   @Nested
