@@ -71,13 +71,18 @@ final class IdIndex {
    */
   int insert(int id, int absent) {
     int i = ~absent;
-    if (size + 1 > (slots.length >>> 1) + (slots.length >>> 2)) {
+    if (growsOnNextInsert()) {
       grow();
       i = ~positionOf(id);
     }
     int position = size++;
     slots[i] = (long) (id + 1) << 32 | position;
     return position;
+  }
+
+  /** Returns whether the next {@link #insert} grows the table. */
+  boolean growsOnNextInsert() {
+    return size + 1 > (slots.length >>> 1) + (slots.length >>> 2);
   }
 
   /** Writes each position's id into {@code idsByPosition[position]}, for positions below size. */

@@ -33,15 +33,32 @@ final class IdSet {
 
   /** Adds an id that is not in the set; its position is {@link #size()} before the call. */
   void add(int id) {
+    mark(id);
+    if (size == order.length) {
+      order = Arrays.copyOf(order, size + (size >>> 1));
+    }
+    order[size++] = id;
+  }
+
+  /** Fills an empty set with the ids of {@code index}, in the order of their positions. */
+  void addAll(IdIndex index) {
+    int n = index.size();
+    if (order.length < n) {
+      order = new int[n + (n >>> 1)];
+    }
+    index.idsByPosition(order);
+    for (int i = 0; i < n; i++) {
+      mark(order[i]);
+    }
+    size = n;
+  }
+
+  private void mark(int id) {
     int word = id >>> 6;
     if (word >= bits.length) {
       bits = Arrays.copyOf(bits, Math.max(word + 1, bits.length + (bits.length >>> 1)));
     }
     bits[word] |= 1L << id;
-    if (size == order.length) {
-      order = Arrays.copyOf(order, size + (size >>> 1));
-    }
-    order[size++] = id;
   }
 
   /** Returns the id added at {@code position}. */

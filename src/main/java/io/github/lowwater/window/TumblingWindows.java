@@ -875,7 +875,9 @@ public final class TumblingWindows<K, V, R> {
     boolean newKey;
     try {
       newKey =
-          longFold != null ? w.fold(id, value, longFold) : w.fold(id, value, objectAggregator());
+          longFold != null
+              ? w.fold(id, value, longFold, keys.idBound())
+              : w.fold(id, value, objectAggregator());
     } catch (RuntimeException e) {
       if (opened) {
         keepSpare(w);

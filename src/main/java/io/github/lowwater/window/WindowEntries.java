@@ -4,7 +4,8 @@ import java.util.Arrays;
 
 /**
  * One window's bounds and its (key, accumulator) entries, in the order of each key's first event,
- * in one of two forms chosen when the window opens:
+ * in one of two forms chosen when the window opens (an indexed window of {@code long}s may turn
+ * dense once, when its index would grow while it holds half of the dictionary's ids):
  *
  * <ul>
  *   <li><b>Indexed</b>: an {@link IdIndex} from key id to position, and the accumulators by
@@ -98,23 +99,32 @@ final class WindowEntries {
   }
 
   /**
-   * Folds {@code value} into the {@code long} accumulator of key {@code id}; nothing changes if the
-   * fold throws.
+   * Folds {@code value} into the {@code long} accumulator of key {@code id}, in the form the window
+   * has; nothing changes if the fold throws.
    *
    * @return whether the key is new in this window
    */
   boolean fold(int id, Object value, LongFold fold) {
+    return fold(id, value, fold, Integer.MAX_VALUE);
+  }
+
+  /**
+   * Folds {@code value} into the {@code long} accumulator of key {@code id}; nothing changes if the
+   * fold throws. An indexed window whose index is about to grow while it holds at least half of the
+   * ids below {@code idBound} turns dense first (once, keeping first-seen order): a window that
+   * turns out to hold most of the dictionary's keys, such as the first one, whose size nothing
+   * predicted, then costs what a dense window costs.
+   *
+   * @param idBound the dictionary's {@link KeyDictionary#idBound()}
+   * @return whether the key is new in this window
+   */
+  boolean fold(int id, Object value, LongFold fold, int idBound) {
     if (dense) {
       if (ids.contains(id)) {
         longsById[id] = fold.fold(longsById[id], value);
         return false;
       }
-      long accumulator = fold.fold(fold.initial(), value);
-      if (id >= longsById.length) {
-        longsById = Arrays.copyOf(longsById, Math.max(id + 1, longsById.length * 2));
-      }
-      longsById[id] = accumulator;
-      ids.add(id);
+      addDense(id, fold.fold(fold.initial(), value));
       return true;
     }
     int position = index.positionOf(id);
@@ -123,12 +133,46 @@ final class WindowEntries {
       return false;
     }
     long accumulator = fold.fold(fold.initial(), value);
+    if (index.growsOnNextInsert() && 2L * (index.size() + 1) >= idBound) {
+      densify(idBound);
+      addDense(id, accumulator);
+      return true;
+    }
     position = index.insert(id, position);
     if (position == longs.length) {
       longs = Arrays.copyOf(longs, position + (position >>> 1));
     }
     longs[position] = accumulator;
     return true;
+  }
+
+  private void addDense(int id, long accumulator) {
+    if (id >= longsById.length) {
+      longsById = Arrays.copyOf(longsById, Math.max(id + 1, longsById.length * 2));
+    }
+    longsById[id] = accumulator;
+    ids.add(id);
+  }
+
+  /** Moves the indexed entries, in position order, to the dense form. */
+  private void densify(int idBound) {
+    int size = index.size();
+    if (ids == null) {
+      ids = new IdSet(idBound, size);
+      longsById = new long[Math.max(16, idBound)];
+    } else {
+      ids.clear(); // left from an earlier dense window
+    }
+    ids.addAll(index);
+    for (int position = 0; position < size; position++) {
+      int id = ids.idAt(position);
+      if (id >= longsById.length) {
+        longsById = Arrays.copyOf(longsById, Math.max(id + 1, longsById.length * 2));
+      }
+      longsById[id] = longs[position];
+    }
+    index.clear(0);
+    dense = true;
   }
 
   /**

@@ -54,7 +54,9 @@ class WindowEntriesTest {
           int id = random.nextInt(ids);
           Long value = (long) random.nextInt(1_000);
           boolean isNew =
-              primitive ? entries.fold(id, value, LONG_SUM) : entries.fold(id, value, OBJECT_SUM);
+              primitive
+                  ? entries.fold(id, value, LONG_SUM, idBound) // may turn dense on the way
+                  : entries.fold(id, value, OBJECT_SUM);
           assertThat(isNew).isEqualTo(!reference.containsKey(id));
           reference.merge(id, value, Long::sum);
         }
@@ -84,6 +86,50 @@ class WindowEntriesTest {
               : (Long) OBJECT_SUM.result(entries.objectAt(position)));
     }
     return contents;
+  }
+
+  @Test
+  void anIndexedWindowTurnsDenseWhenItsIndexWouldGrowHoldingHalfTheIds() {
+    WindowEntries entries = new WindowEntries(true).reset(0, 10, 0, 1_000);
+    assertThat(entries.dense()).isFalse(); // nothing expected: indexed, 16 slots
+    Map<Integer, Long> reference = new LinkedHashMap<>();
+    for (int k = 0; k < 12; k++) { // 12 of 16 slots: full at a load of 3/4
+      int id = 29 - 2 * k; // any order: first-seen order must survive the move
+      entries.fold(id, (long) k, LONG_SUM, 26);
+      entries.fold(id, 1L, LONG_SUM, 26);
+      reference.put(id, k + 1L);
+    }
+    assertThat(entries.dense()).isFalse();
+    entries.fold(40, 7L, LONG_SUM, 27); // the index would grow; 2 x 13 < 27: stays indexed
+    reference.put(40, 7L);
+    assertThat(entries.dense()).isFalse();
+    assertThat(contents(entries)).isEqualTo(reference);
+
+    WindowEntries turning = new WindowEntries(true).reset(0, 10, 0, 1_000);
+    Map<Integer, Long> expected = new LinkedHashMap<>();
+    for (int k = 0; k < 12; k++) {
+      int id = 29 - 2 * k;
+      turning.fold(id, (long) k, LONG_SUM, 26);
+      expected.put(id, (long) k);
+    }
+    assertThat(turning.fold(40, 7L, LONG_SUM, 26)).isTrue(); // 2 x 13 >= 26: turns dense
+    expected.put(40, 7L);
+    assertThat(turning.dense()).isTrue();
+    assertThat(turning.size()).isEqualTo(13);
+    assertThat(contents(turning)).isEqualTo(expected);
+    assertThat(turning.fold(29, 5L, LONG_SUM, 26)).isFalse(); // and folds on, by id
+    expected.merge(29, 5L, Long::sum);
+    assertThat(contents(turning)).isEqualTo(expected);
+    // Reused as an indexed window, then turning dense again: nothing of the first life is left.
+    turning.reset(10, 20, 0, 1_000);
+    assertThat(turning.dense()).isFalse();
+    Map<Integer, Long> again = new LinkedHashMap<>();
+    for (int k = 0; k < 13; k++) {
+      turning.fold(k, 1L, LONG_SUM, 20);
+      again.put(k, 1L);
+    }
+    assertThat(turning.dense()).isTrue();
+    assertThat(contents(turning)).isEqualTo(again);
   }
 
   @Test
