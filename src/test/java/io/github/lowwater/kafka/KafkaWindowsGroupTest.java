@@ -123,7 +123,8 @@ class KafkaWindowsGroupTest {
                     "org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
                 "session.timeout.ms", "6000",
                 "heartbeat.interval.ms", "1000"),
-            Crash.CLOSE_REMAINING_IN_GROUP)
+            Crash.CLOSE_REMAINING_IN_GROUP,
+            Drain.POLL_FINALIZED)
         .runAndVerify();
   }
 
@@ -135,11 +136,20 @@ class KafkaWindowsGroupTest {
     new GroupRun(
             "group-kip848",
             Map.of("group.protocol", "consumer", "max.poll.interval.ms", "6000"),
-            Crash.FREEZE)
+            Crash.FREEZE,
+            Drain.DRAIN_FINALIZED)
         .runAndVerify();
   }
 
   // ---------------------------------------------------------------------------------------------
+
+  /** How an instance takes its results: each run uses one of the two drains. */
+  enum Drain {
+    /** {@link KafkaWindows#pollFinalized()}: a list of results. */
+    POLL_FINALIZED,
+    /** {@link KafkaWindows#drainFinalized}: a visitor, the allocation-free path. */
+    DRAIN_FINALIZED
+  }
 
   /** What an instance thread is told to do next. */
   enum Command {
@@ -210,11 +220,14 @@ class KafkaWindowsGroupTest {
     long crashTakeoverMillis = -1;
     boolean deadMemberStayed;
 
-    GroupRun(String name, Map<String, String> protocolConfig, Crash crash) {
+    final Drain drain;
+
+    GroupRun(String name, Map<String, String> protocolConfig, Crash crash, Drain drain) {
       this.topic = name;
       this.group = name;
       this.protocolConfig = protocolConfig;
       this.crash = crash;
+      this.drain = drain;
     }
 
     void runAndVerify() throws Exception {
@@ -345,7 +358,7 @@ class KafkaWindowsGroupTest {
               .groupWatermarkInterval(Duration.ofMillis(500))
               .quietAdvanceAfter(Duration.ofHours(1))
               .build();
-      Instance i = new Instance(name, consumer, windows, topic, sink, crash, crashToken);
+      Instance i = new Instance(name, consumer, windows, topic, sink, crash, drain, crashToken);
       everyInstance.add(i);
       running.add(i);
       i.thread.start();
@@ -621,6 +634,17 @@ class KafkaWindowsGroupTest {
           .isTrue();
       // 5. The group watermark never exceeded the true bound, and was a real one.
       verifyGroupWatermark(timestamps, summary);
+      // 6. On every instance, after every poll, the partition gauges added up to the assignment.
+      for (Instance i : everyInstance) {
+        assertThat(i.countMismatches)
+            .as(
+                "%s: polls whose partition counts disagreed (last: %s)",
+                i.name, i.lastCountMismatch)
+            .isZero();
+      }
+      assertThat(everyInstance.stream().mapToLong(i -> i.allActivePolls).sum())
+          .as("polls after which every assigned partition counted as active")
+          .isPositive();
     }
 
     /** Every record of the topic: its timestamps by partition and offset, and its events. */
@@ -753,8 +777,18 @@ class KafkaWindowsGroupTest {
     final String topic;
     final H2Sink sink;
     final Crash crash;
+    final Drain drain;
     final AtomicReference<Instance> crashToken;
     final Detachable listener;
+
+    /** Polls after which the partition counts disagreed with the assignment, and the last one. */
+    volatile long countMismatches;
+
+    volatile String lastCountMismatch;
+
+    /** Polls after which every assigned partition (at least one) counted as active. */
+    volatile long allActivePolls;
+
     final Thread thread;
     final AtomicLong consumed = new AtomicLong();
     volatile Command command = Command.RUN;
@@ -774,6 +808,7 @@ class KafkaWindowsGroupTest {
         String topic,
         H2Sink sink,
         Crash crash,
+        Drain drain,
         AtomicReference<Instance> crashToken) {
       this.name = name;
       this.consumer = consumer;
@@ -781,6 +816,7 @@ class KafkaWindowsGroupTest {
       this.topic = topic;
       this.sink = sink;
       this.crash = crash;
+      this.drain = drain;
       this.crashToken = crashToken;
       this.listener = new Detachable(windows.rebalanceListener());
       this.thread = new Thread(this, "instance-" + topic + "-" + name);
@@ -795,11 +831,9 @@ class KafkaWindowsGroupTest {
           ConsumerRecords<String, String> records = consumer.poll(POLL);
           windows.onPoll(records, ConsumerRecord::key, r -> Long.parseLong(r.value()));
           consumed.addAndGet(records.count());
-          List<WindowResult<String, Long>> results = windows.pollFinalized();
-          write(results);
-          if (command == Command.CRASH
-              && !results.isEmpty()
-              && crashToken.compareAndSet(null, this)) {
+          checkPartitionCounts();
+          int written = writeFinalized();
+          if (command == Command.CRASH && written > 0 && crashToken.compareAndSet(null, this)) {
             // Written, not committed. A dead process runs no callback and sends no LeaveGroup.
             listener.detached = true;
             if (crash == Crash.CLOSE_REMAINING_IN_GROUP) {
@@ -815,7 +849,7 @@ class KafkaWindowsGroupTest {
             atEnd = reachedEnd(ends);
             if (command == Command.FINISH && atEnd) {
               windows.finishAll(); // the end of this bounded input
-              write(windows.pollFinalized());
+              writeFinalized();
               consumer.commitSync(windows.committableOffsets());
               finished = true;
               break;
@@ -857,10 +891,36 @@ class KafkaWindowsGroupTest {
       }
     }
 
-    void write(List<WindowResult<String, Long>> results) {
+    /** Writes the finalized results through this run's drain; returns how many. */
+    int writeFinalized() {
+      if (drain == Drain.DRAIN_FINALIZED) {
+        return windows.drainFinalized(
+            (tp, start, end, key, value) ->
+                sink.upsert(name, start, tp.topic(), tp.partition(), key, value));
+      }
+      List<WindowResult<String, Long>> results = windows.pollFinalized();
       for (WindowResult<String, Long> r : results) {
         TopicPartition tp = (TopicPartition) r.source();
         sink.upsert(name, r.start(), tp.topic(), tp.partition(), r.key(), r.value());
+      }
+      return results.size();
+    }
+
+    /**
+     * After a poll: active and idle partitions add up to the assignment, none is paused (no
+     * alignment here), and the active ones are counted whenever all of them are.
+     */
+    void checkPartitionCounts() {
+      int assigned = windows.partitions().size();
+      int active = windows.activePartitionCount();
+      int idle = windows.idlePartitionCount();
+      int paused = windows.pausedPartitionCount();
+      if (active < 0 || active > assigned || active + idle != assigned || paused != 0) {
+        countMismatches++;
+        lastCountMismatch =
+            "assigned " + assigned + ", active " + active + ", idle " + idle + ", paused " + paused;
+      } else if (assigned > 0 && active == assigned) {
+        allActivePolls++;
       }
     }
 
