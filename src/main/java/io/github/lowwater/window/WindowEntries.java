@@ -58,12 +58,7 @@ final class WindowEntries {
     this.end = end;
     dense = primitive && expectedKeys > 0 && 2L * expectedKeys >= idBound;
     if (dense) {
-      if (ids == null) {
-        ids = new IdSet(idBound, expectedKeys);
-        longsById = new long[Math.max(16, idBound)];
-      } else {
-        ids.clear();
-      }
+      emptyDenseForm(idBound, expectedKeys);
       if (index != null && index.size() > 0) {
         index.clear(0); // the indexed form's table is not needed while dense
       }
@@ -147,29 +142,35 @@ final class WindowEntries {
   }
 
   private void addDense(int id, long accumulator) {
+    putById(id, accumulator);
+    ids.add(id);
+  }
+
+  /** Writes the accumulator of {@code id} in the dense form, growing its array if needed. */
+  private void putById(int id, long accumulator) {
     if (id >= longsById.length) {
       longsById = Arrays.copyOf(longsById, Math.max(id + 1, longsById.length * 2));
     }
     longsById[id] = accumulator;
-    ids.add(id);
+  }
+
+  /** Makes the dense form's set empty, creating its arrays the first time. */
+  private void emptyDenseForm(int idBound, int expectedKeys) {
+    if (ids == null) {
+      ids = new IdSet(idBound, expectedKeys);
+      longsById = new long[Math.max(16, idBound)];
+    } else {
+      ids.clear(); // what an earlier dense window left
+    }
   }
 
   /** Moves the indexed entries, in position order, to the dense form. */
   private void densify(int idBound) {
     int size = index.size();
-    if (ids == null) {
-      ids = new IdSet(idBound, size);
-      longsById = new long[Math.max(16, idBound)];
-    } else {
-      ids.clear(); // left from an earlier dense window
-    }
+    emptyDenseForm(idBound, size);
     ids.addAll(index);
     for (int position = 0; position < size; position++) {
-      int id = ids.idAt(position);
-      if (id >= longsById.length) {
-        longsById = Arrays.copyOf(longsById, Math.max(id + 1, longsById.length * 2));
-      }
-      longsById[id] = longs[position];
+      putById(ids.idAt(position), longs[position]);
     }
     index.clear(0);
     dense = true;
