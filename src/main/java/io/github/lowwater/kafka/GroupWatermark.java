@@ -19,10 +19,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The consumer group's watermark, read from Kafka itself: the minimum, over every partition of the
- * subscribed topics, of the watermark in the {@link Checkpoint} committed with its offset. A
- * partition without a readable checkpoint holds it at {@link WatermarkTracker#NO_WATERMARK}. Every
- * window of every partition that ends at or before it has been written by whichever instance owned
- * the partition, and no later record can change it.
+ * subscribed topics, of the written-through time {@code e} of the {@link Checkpoint} committed with
+ * its offset. A partition without a readable checkpoint holds it at {@link
+ * WatermarkTracker#NO_WATERMARK}. Every window of every partition that ends at or before it has
+ * been written by whichever instance owned the partition, and no later record can change it: that
+ * is what {@code e} claims, and a checkpoint claims only what one owner's history proves. (Before
+ * this version it was the minimum of {@code w}, the watermark before the committed offset, which
+ * lagged {@code e} by the records held in windows not yet written.)
  *
  * <p>Read on the polling thread at most once per interval: {@code consumer.committed} is a round
  * trip to the group coordinator, bounded by {@link #TIMEOUT}. While this member's own rebalance is
@@ -129,8 +132,8 @@ final class GroupWatermark {
   }
 
   /**
-   * The minimum committed watermark over {@code partitions}; {@link WatermarkTracker#NO_WATERMARK}
-   * as soon as one has none.
+   * The minimum committed written-through time over {@code partitions}; {@link
+   * WatermarkTracker#NO_WATERMARK} as soon as one has none.
    */
   static long minimum(
       Set<TopicPartition> partitions, Map<TopicPartition, OffsetAndMetadata> committed) {
@@ -142,7 +145,7 @@ final class GroupWatermark {
       }
       long w;
       try {
-        w = Checkpoint.parse(om.metadata()).watermarkMillis();
+        w = Checkpoint.parse(om.metadata()).writtenThroughMillis();
       } catch (CheckpointFormatException e) {
         return WatermarkTracker.NO_WATERMARK;
       }

@@ -203,6 +203,9 @@ public final class KafkaWindows<K, V, R> {
   /** The mapper's output, reused for every record. */
   private final Extracted extracted = new Extracted();
 
+  /** Whether the record being processed counts as processed although an exception followed. */
+  private boolean recordTaken;
+
   /** Partitions whose unreadable checkpoint was logged. */
   private final Set<TopicPartition> unreadableLogged = new HashSet<>();
 
@@ -210,6 +213,14 @@ public final class KafkaWindows<K, V, R> {
 
   /** {@code MERGED}: partitions revoked or lost in this rebalance, in case they come back. */
   private final Map<TopicPartition, PartitionState<K, V, R>> departed = new HashMap<>();
+
+  /**
+   * {@code MERGED}: the largest written-through time of the checkpoints this instance restored.
+   * Every window ending at or before it was written, with the records of every partition: a record
+   * of such a window that its own partition's checkpoint does not claim is late, never the start of
+   * a second, partial row. {@code NO_WATERMARK} in {@code PER_PARTITION}.
+   */
+  private long mergedWrittenThroughMillis = WatermarkTracker.NO_WATERMARK;
 
   /** Whether {@link #finishAll()} was called: partitions assigned later are finished too. */
   private boolean finished;
@@ -374,7 +385,7 @@ public final class KafkaWindows<K, V, R> {
       try {
         p = partitionFor(tp); // reads its checkpoint if it arrived without the listener
       } catch (RuntimeException | Error e) {
-        rewind(records, tp, null, batch.get(0).offset());
+        rewind(records, tp, batch.get(0).offset());
         throw e;
       }
       if (p.quiet != null) {
@@ -384,11 +395,12 @@ public final class KafkaWindows<K, V, R> {
         instanceQuiet.activity(nowNanos);
       }
       for (ConsumerRecord<KR, VR> r : batch) {
+        recordTaken = false;
         try {
           process(p, r, mapper);
         } catch (RuntimeException | Error e) {
           p.publishFrontier();
-          rewind(records, tp, p, r.offset());
+          rewind(records, tp, recordTaken ? r.offset() + 1 : r.offset());
           throw e;
         }
       }
@@ -397,7 +409,23 @@ public final class KafkaWindows<K, V, R> {
     afterRecords(nowNanos);
   }
 
-  /** One record, whole or not at all; {@code p.nextOffset} moves past it once it is processed. */
+  /**
+   * One record, whole or not at all; the partition's read position moves past it once it is
+   * processed. The decision, in this order (docs/kafka.md, "What one poll does"):
+   *
+   * <ol>
+   *   <li>below {@code processedBelowOffset} ({@code MERGED}, a partition given back): in this
+   *       instance's windows already, redelivered;
+   *   <li>{@code PER_PARTITION}: behind the partition's watermark, late. The watermark is the one
+   *       the previous owner had at the same record (the seed is its watermark at the committed
+   *       offset, and it moves with the same records), so a record it declared late is late again,
+   *       not redelivered;
+   *   <li>in the checkpoint's claim (window end {@code <= e}, offset {@code < n}): redelivered;
+   *   <li>window end {@code <= e}, never read by the previous owner: late, whatever this owner's
+   *       watermark (it may be lower: a clamped seed);
+   *   <li>behind the watermark ({@code MERGED}): late; else into its window.
+   * </ol>
+   */
   private <KR, VR> void process(
       PartitionState<K, V, R> p, ConsumerRecord<KR, VR> r, RecordMapper<KR, VR, K, V> mapper) {
     Extracted out = extracted;
@@ -405,8 +433,10 @@ public final class KafkaWindows<K, V, R> {
     mapper.map(r, out);
     long offset = r.offset();
     if (!out.emitted || out.key == null || out.value == null) {
-      skippedRecords++;
-      p.nextOffset = offset + 1;
+      if (offset >= p.processedBelowOffset) {
+        skippedRecords++; // a record of a partition given back was counted the first time
+      }
+      p.readPast(offset);
       p.windows.heartbeat(p.source); // a skipped record still shows its partition is alive
       return;
     }
@@ -415,30 +445,33 @@ public final class KafkaWindows<K, V, R> {
     V value = out.value;
     out.reset(); // the mapper's objects are not kept beyond the record
     long end = p.windows.windowEnd(t);
-    if (offset < p.processedBelowOffset || p.redelivered(end, offset)) {
+    long watermark = p.windows.watermark();
+    boolean behind = end <= watermark;
+    if (offset < p.processedBelowOffset
+        || (!(behind && merged == null) && p.redelivered(end, offset))) {
       // Already in this instance's windows (a partition it got back), or in a written window.
       if (lateRecordHandler != null) {
         lateRecordHandler.onLateRecord(
             r, LateRecordHandler.Reason.REDELIVERED, t, end, p.writtenThroughMillis);
       }
       redeliveredRecords++;
-      p.nextOffset = Math.max(p.nextOffset, offset + 1);
+      p.readPast(offset);
       p.windows.observe(p.source, t); // the watermark moves as it did the first time
       return;
     }
-    if (end <= p.writtenThroughMillis) {
+    long written = Math.max(p.writtenThroughMillis, mergedWrittenThroughMillis);
+    if (end <= written) {
       // A record of a written window that its previous owner never read: late, whatever this
-      // owner's watermark says (it may be lower: a wall-clock advance, a clamped seed).
+      // owner's watermark says (it may be lower: a clamped seed). In MERGED a window holds every
+      // partition's records, so a window any partition's checkpoint says is written is written.
       if (lateRecordHandler != null) {
-        lateRecordHandler.onLateRecord(
-            r, LateRecordHandler.Reason.LATE, t, end, p.writtenThroughMillis);
+        lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, written);
       }
-      p.nextOffset = offset + 1;
+      p.readPast(offset);
       p.windows.observeLate(p.source, t);
       return;
     }
-    long watermark = p.windows.watermark();
-    if (end <= watermark) {
+    if (behind) {
       if (lateRecordHandler != null) {
         lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, watermark);
       }
@@ -452,23 +485,21 @@ public final class KafkaWindows<K, V, R> {
       p.windows.add(p.source, t, key, value);
     } catch (RuntimeException | Error e) {
       if (p.windows.events() != before) {
-        p.nextOffset = offset + 1; // a timer threw after the event was taken
+        recordTaken = true; // a timer threw after the event was taken: not read twice
+        p.readPast(offset);
       }
       throw e;
     }
-    p.nextOffset = offset + 1;
+    p.readPast(offset);
   }
 
   /**
-   * After an exception at the record {@code failedOffset} of {@code failed} (whose state is {@code
-   * p}, or {@code null} if it could not be registered): seeks every partition of the poll that has
-   * records not processed back to the first of them.
+   * After an exception in {@code failed}: seeks it back to {@code resumeOffset}, its first record
+   * not processed, and every partition of the poll after it to its first record (none of theirs was
+   * processed).
    */
   private <KR, VR> void rewind(
-      ConsumerRecords<KR, VR> records,
-      TopicPartition failed,
-      PartitionState<K, V, R> p,
-      long failedOffset) {
+      ConsumerRecords<KR, VR> records, TopicPartition failed, long resumeOffset) {
     if (consumer == null) {
       return;
     }
@@ -477,7 +508,7 @@ public final class KafkaWindows<K, V, R> {
       List<ConsumerRecord<KR, VR>> batch = records.records(tp);
       try {
         if (tp.equals(failed)) {
-          consumer.seek(tp, p == null ? failedOffset : Math.max(p.nextOffset, failedOffset));
+          consumer.seek(tp, resumeOffset);
           after = true;
         } else if (after && !batch.isEmpty()) {
           consumer.seek(tp, batch.get(0).offset());
@@ -508,6 +539,7 @@ public final class KafkaWindows<K, V, R> {
       merged.refresh();
       if (!assigned.isEmpty()
           && (alignment == null || !alignment.pausedAny())
+          && !anyBehindPreviousOwner()
           && instanceQuiet.due(nowNanos, merged.watermark(), wall)) {
         advance(merged, wall);
       }
@@ -516,7 +548,10 @@ public final class KafkaWindows<K, V, R> {
       }
     } else {
       for (PartitionState<K, V, R> p : assigned.values()) {
-        if (!paused.contains(p.partition) && p.quiet.due(nowNanos, p.windows.watermark(), wall)) {
+        p.windows.refresh(); // a silent partition goes idle: its gauges say so
+        if (!paused.contains(p.partition)
+            && !p.behindPreviousOwner() // records it has not received yet exist: not quiet
+            && p.quiet.due(nowNanos, p.windows.watermark(), wall)) {
           advance(p.windows, wall);
         }
       }
@@ -524,6 +559,16 @@ public final class KafkaWindows<K, V, R> {
     if (groupWatermark != null) {
       groupWatermark.maybeRefresh(nowNanos);
     }
+  }
+
+  /** Whether a partition has records its previous owner read and this instance has not yet. */
+  private boolean anyBehindPreviousOwner() {
+    for (PartitionState<K, V, R> p : assigned.values()) {
+      if (p.behindPreviousOwner()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void advance(TumblingWindows<K, V, R> windows, long wall) {
@@ -994,9 +1039,12 @@ public final class KafkaWindows<K, V, R> {
                 newWindows(),
                 new QuietAdvance(quietAdvanceAfterNanos, quietAdvanceMaxLagMillis, tp, nowNanos));
     if (om != null) {
-      p.nextOffset = om.offset(); // so that a partition that stays silent still commits
       Checkpoint checkpoint = parse(tp, om);
-      p.restore(checkpoint);
+      p.restore(om, checkpoint);
+      if (merged != null) {
+        mergedWrittenThroughMillis =
+            Math.max(mergedWrittenThroughMillis, checkpoint.writtenThroughMillis());
+      }
       if (merged == null && checkpoint.watermarkMillis() != WatermarkTracker.NO_WATERMARK) {
         p.windows.seedWatermark(checkpoint.watermarkMillis());
       }
@@ -1009,9 +1057,12 @@ public final class KafkaWindows<K, V, R> {
             checkpoint.readThroughOffset());
       }
     }
-    if (finished && merged == null) {
+    if (finished) {
+      // Every record of a partition assigned after the end is late: it claims no window of its own.
       p.finishedThroughMillis = p.writtenThroughMillis;
-      p.windows.finish();
+      if (merged == null) {
+        p.windows.finish();
+      }
     }
     return p;
   }

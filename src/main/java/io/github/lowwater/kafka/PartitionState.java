@@ -46,8 +46,12 @@ final class PartitionState<K, V, R> {
   /** From the previous owner's checkpoint: the frontier as of the committed offset. */
   long restoredFrontierMillis = WatermarkTracker.NO_WATERMARK;
 
-  /** From the previous owner's checkpoint: the watermark as of the committed offset. */
-  long restoredWatermarkMillis = WatermarkTracker.NO_WATERMARK;
+  /**
+   * The offset and checkpoint the previous owner committed, as read at assignment, or {@code null}
+   * without one: committed again unchanged until this owner has read through {@link
+   * #readThroughOffset} (see {@link #committable()}).
+   */
+  OffsetAndMetadata restoredCommit;
 
   /**
    * {@code MERGED}, a partition given back to the same instance: the records below this offset are
@@ -73,12 +77,28 @@ final class PartitionState<K, V, R> {
    *
    * @param checkpoint the decoded metadata of the committed offset
    */
-  void restore(Checkpoint checkpoint) {
+  void restore(OffsetAndMetadata committed, Checkpoint checkpoint) {
+    restoredCommit = committed;
+    nextOffset = committed.offset(); // so that a partition that stays silent still commits
     writtenThroughMillis = checkpoint.writtenThroughMillis();
     readThroughOffset = checkpoint.readThroughOffset();
     restoredFrontierMillis = checkpoint.frontierMillis();
-    restoredWatermarkMillis = checkpoint.watermarkMillis();
     publishedFrontier = restoredFrontierMillis;
+  }
+
+  /**
+   * Returns whether this owner has not yet read every record its previous owner had read: the
+   * checkpoint proves that records up to {@link #readThroughOffset} exist, so the partition is not
+   * quiet, and this owner's own claims are not yet one consistent history (see {@link
+   * #committable()}).
+   */
+  boolean behindPreviousOwner() {
+    return nextOffset < readThroughOffset;
+  }
+
+  /** Notes that every record below {@code offset + 1} has been read; never moves back. */
+  void readPast(long offset) {
+    nextOffset = Math.max(nextOffset, offset + 1);
   }
 
   /**
@@ -121,12 +141,23 @@ final class PartitionState<K, V, R> {
    * yet, or the next offset to read when there is none. Call only once the partition has delivered
    * ({@code nextOffset >= 0}).
    *
+   * <p>A checkpoint claims only what one owner's history proves: the records below {@code n} whose
+   * window ends at or before {@code e} are in written rows or were late. This owner proves that for
+   * the records it read itself, and inherits the previous owner's claim for the records below that
+   * owner's {@code n}. Until it has read through that {@code n}, no single pair covers both (its
+   * {@code e} with the previous {@code n} would claim records it never read, written by no one), so
+   * it commits the previous owner's offset and checkpoint unchanged: the next owner starts where
+   * this one did, and computes the same rows from the same records.
+   *
    * @return the offset and its checkpoint metadata
    */
   OffsetAndMetadata committable() {
     ledger.release(returnedThroughMillis);
     if (lastEnd <= returnedThroughMillis) {
       lastEnd = Long.MIN_VALUE;
+    }
+    if (behindPreviousOwner()) {
+      return restoredCommit;
     }
     int oldest = ledger.oldest();
     long offset;
@@ -142,14 +173,14 @@ final class PartitionState<K, V, R> {
       frontier = ledger.frontierBefore(oldest);
     }
     long written = Math.max(writtenThroughMillis, returnedThroughMillis);
-    // Never below the previous owner's: the seed is clamped to the wall clock, the claim is not.
-    watermark = Math.max(watermark, restoredWatermarkMillis);
+    // The watermark this owner had, even when its seed was clamped below the previous owner's:
+    // the next owner then judges the records it re-reads exactly as this one did.
     Checkpoint checkpoint =
         new Checkpoint(
             Math.min(written, finishedThroughMillis),
             frontier,
             Math.min(watermark, finishedThroughMillis),
-            Math.max(nextOffset, readThroughOffset));
+            nextOffset);
     return new OffsetAndMetadata(offset, checkpoint.encode());
   }
 }

@@ -13,14 +13,30 @@ import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
-/** The group watermark: the minimum committed watermark, read at an interval. */
+/** The group watermark: the minimum committed written-through time, read at an interval. */
 class GroupWatermarkTest {
 
   static final TopicPartition P0 = new TopicPartition("t", 0);
   static final TopicPartition P1 = new TopicPartition("t", 1);
 
-  static OffsetAndMetadata committed(long watermark) {
-    return new OffsetAndMetadata(5, new Checkpoint(0, watermark + 60_000, watermark, 5).encode());
+  /** A checkpoint written through {@code e}, whose watermark before the offset is 30 s older. */
+  static OffsetAndMetadata committed(long e) {
+    return new OffsetAndMetadata(5, new Checkpoint(e, e + 60_000, e - 30_000, 5).encode());
+  }
+
+  /**
+   * Issue 16, defect 7: the group watermark was the minimum of {@code w}, the watermark before the
+   * committed offset, which lags what is written by the windows still open at that offset (a user
+   * saw every window up to 16:07:30 written and a group watermark of 16:04:29). Every window ending
+   * at or before {@code e} is written: the claim can be that tight.
+   */
+  @Test
+  void itIsTheWrittenThroughTimeNotTheWatermarkBeforeTheCommittedOffset() {
+    OffsetAndMetadata p0 =
+        new OffsetAndMetadata(9, new Checkpoint(480_000, 470_000, 269_000, 12).encode());
+    OffsetAndMetadata p1 =
+        new OffsetAndMetadata(4, new Checkpoint(450_000, 455_000, 10_000, 7).encode());
+    assertThat(GroupWatermark.minimum(Set.of(P0, P1), Map.of(P0, p0, P1, p1))).isEqualTo(450_000);
   }
 
   @Test

@@ -67,9 +67,10 @@ import org.junit.jupiter.api.Test;
  *       after its last commit;
  *   <li>{@link KafkaWindows#groupWatermark()} of the running instances, sampled every 200 ms, never
  *       exceeded the true bound: the minimum over the partitions of the largest event time below
- *       the committed offset, minus the allowed lateness (the group watermark first, then the
- *       committed offsets, which only grow); and it was a real watermark once every partition had
- *       committed.
+ *       the committed checkpoint's read-through offset {@code n}, minus the allowed lateness (no
+ *       window can be complete beyond what its owner had read; the group watermark is sampled
+ *       first, then the committed checkpoints, whose {@code n} only grows); and it was a real
+ *       watermark once every partition had committed.
  * </ol>
  *
  * <p>Pacing: a fetch waits {@code fetch.max.wait.ms} (500 ms) for a {@code fetch.min.bytes} that
@@ -191,7 +192,8 @@ class KafkaWindowsGroupTest {
       long elapsedMillis,
       List<String> instances,
       List<Long> groupWatermarks,
-      Map<Integer, Long> committed) {}
+      Map<Integer, Long> committed,
+      Map<Integer, Long> readThrough) {}
 
   /** One scenario on its own topic and group. */
   static final class GroupRun {
@@ -450,25 +452,38 @@ class KafkaWindowsGroupTest {
         names.add(i.name);
         watermarks.add(i.windows.groupWatermark());
       }
-      Map<Integer, Long> committed = committedOffsets();
+      Map<TopicPartition, OffsetAndMetadata> offsets = committedOffsetsAndMetadata();
       samples.add(
-          new Sample((System.nanoTime() - startNanos) / 1_000_000, names, watermarks, committed));
+          new Sample(
+              (System.nanoTime() - startNanos) / 1_000_000,
+              names,
+              watermarks,
+              byPartition(offsets, OffsetAndMetadata::offset),
+              byPartition(offsets, om -> Checkpoint.parse(om.metadata()).readThroughOffset())));
     }
 
     Map<Integer, Long> committedOffsets() throws Exception {
-      Map<TopicPartition, OffsetAndMetadata> offsets =
-          admin
-              .listConsumerGroupOffsets(group)
-              .partitionsToOffsetAndMetadata()
-              .get(10, TimeUnit.SECONDS);
-      Map<Integer, Long> committed = new TreeMap<>();
+      return byPartition(committedOffsetsAndMetadata(), OffsetAndMetadata::offset);
+    }
+
+    Map<TopicPartition, OffsetAndMetadata> committedOffsetsAndMetadata() throws Exception {
+      return admin
+          .listConsumerGroupOffsets(group)
+          .partitionsToOffsetAndMetadata()
+          .get(10, TimeUnit.SECONDS);
+    }
+
+    Map<Integer, Long> byPartition(
+        Map<TopicPartition, OffsetAndMetadata> offsets,
+        java.util.function.ToLongFunction<OffsetAndMetadata> field) {
+      Map<Integer, Long> values = new TreeMap<>();
       offsets.forEach(
           (tp, om) -> {
             if (om != null && tp.topic().equals(topic)) {
-              committed.put(tp.partition(), om.offset());
+              values.put(tp.partition(), field.applyAsLong(om));
             }
           });
-      return committed;
+      return values;
     }
 
     boolean groupHasMember(String instance) throws Exception {
@@ -688,8 +703,9 @@ class KafkaWindowsGroupTest {
       for (Sample s : samples) {
         long bound = Long.MAX_VALUE;
         for (int p = 0; p < PARTITIONS; p++) {
-          Long offset = s.committed().get(p);
-          long newest = offset == null ? Long.MIN_VALUE : newestBelow[p][Math.toIntExact(offset)];
+          Long readThrough = s.readThrough().get(p);
+          long newest =
+              readThrough == null ? Long.MIN_VALUE : newestBelow[p][Math.toIntExact(readThrough)];
           bound =
               Math.min(bound, newest == Long.MIN_VALUE ? Long.MIN_VALUE : newest - LATENESS_MILLIS);
         }

@@ -1,0 +1,446 @@
+package io.github.lowwater.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.lowwater.ManualClock;
+import io.github.lowwater.testing.Trials;
+import io.github.lowwater.window.Aggregator;
+import io.github.lowwater.window.WindowResult;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A randomized model of the hand-over across many owners (issue 16): random traces of polls,
+ * writes, commits, crashes before and after writing, commits that fail, quiet periods that advance
+ * the watermark by the wall clock, seeds clamped to the wall clock, partitions moved between
+ * instances and given back to the same one. Each record's value is its id and the aggregator keeps
+ * the set of ids, so the sink says exactly which records each written row holds. At the end of a
+ * trace the last owners read every record and call {@code finishAll()}; then:
+ *
+ * <ul>
+ *   <li>no record is lost: every record the mapper does not skip is in a written row or on the late
+ *       path (the union of what the owners' late handlers were given as {@code LATE});
+ *   <li>{@code PER_PARTITION}, where no wall-clock rule intervened (no quiet-period advance, no
+ *       clamped seed): every record is in exactly one of the two, the rows and the late records are
+ *       those of one uninterrupted reading of each partition, no row was ever rewritten with
+ *       another value, and every record reported {@code REDELIVERED} is in a written row.
+ * </ul>
+ *
+ * <p>{@code MERGED} is modelled as what it is exact for: one consumer that owns every partition,
+ * restarted again and again with the documented seed (the end of the newest written window), with
+ * its partitions sometimes given back to it by a rebalance. Its rows depend on how the partitions'
+ * records interleave, so only the first property holds there; a record of a window written after
+ * the last commit that a restart re-reads is late and in the row (docs/kafka.md).
+ *
+ * <p>A failure prints the seed and the trace of operations.
+ */
+class HandOverModelTest {
+
+  static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+  static final String TOPIC = "model";
+  static final Duration SIZE = Duration.ofMinutes(5);
+
+  @Test
+  void perPartitionEveryRecordEndsInExactlyOneRowOrTheLatePathAcrossManyOwnerChanges() {
+    int exact = 0;
+    for (long seed = 1; seed <= Trials.of(Integer.getInteger("dbg.traces", 3_000)); seed++) {
+      Trace trace = new Trace(seed, ResultScope.PER_PARTITION);
+      trace.run();
+      exact += trace.intervened ? 0 : 1;
+    }
+    assertThat(exact).as("traces in which no wall-clock rule intervened").isPositive();
+  }
+
+  @Test
+  void mergedASingleConsumerRestartedAgainAndAgainLosesNoRecord() {
+    for (long seed = 1; seed <= Trials.of(Integer.getInteger("dbg.traces", 3_000)); seed++) {
+      new Trace(seed, ResultScope.MERGED).run();
+    }
+  }
+
+  /** Keeps the set of record ids: the sink then knows which records each row holds. */
+  static final class Ids implements Aggregator<Long, TreeSet<Long>, Set<Long>> {
+    @Override
+    public TreeSet<Long> create() {
+      return new TreeSet<>();
+    }
+
+    @Override
+    public TreeSet<Long> add(TreeSet<Long> accumulator, Long value) {
+      accumulator.add(value);
+      return accumulator;
+    }
+
+    @Override
+    public Set<Long> result(TreeSet<Long> accumulator) {
+      return Set.copyOf(accumulator);
+    }
+  }
+
+  /** One consumer instance: its mock consumer, its windows and where it has read to. */
+  final class Owner {
+    final String name;
+    final MockConsumer<String, String> consumer;
+    final KafkaWindows<String, Long, Set<Long>> windows;
+    final Map<TopicPartition, Long> positions = new LinkedHashMap<>();
+    final Trace trace;
+
+    Owner(Trace trace, String name) {
+      this.trace = trace;
+      this.name = name;
+      this.consumer = KafkaWindowsTest.assigned(trace.partitions.toArray(new TopicPartition[0]));
+      this.windows =
+          KafkaWindows.builder(SIZE, new Ids())
+              .allowedLateness(trace.lateness)
+              .resultScope(trace.scope)
+              .clock(trace.clock)
+              .consumer(consumer)
+              .lateRecordHandler(
+                  (r, reason, t, end, watermark) -> {
+                    long id = Long.parseLong((String) r.value());
+                    if (reason == LateRecordHandler.Reason.LATE) {
+                      trace.late.add(id);
+                    } else {
+                      trace.redelivered.add(id);
+                    }
+                  })
+              .build();
+    }
+
+    /** The listener's assignment, with the group's committed offsets as the consumer sees them. */
+    void assign(List<TopicPartition> tps) {
+      Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>();
+      for (TopicPartition tp : tps) {
+        OffsetAndMetadata om = trace.group.get(tp);
+        if (om != null) {
+          committed.put(tp, om);
+          Checkpoint c = Checkpoint.parse(om.metadata());
+          long floor = trace.clock.wallMillis() - trace.lateness.toMillis();
+          if (trace.scope == ResultScope.PER_PARTITION && c.watermarkMillis() > floor) {
+            trace.intervened = true; // the seed is clamped to the wall clock
+          }
+        }
+        positions.put(tp, om == null ? 0L : om.offset());
+      }
+      consumer.commitSync(committed);
+      windows.rebalanceListener().onPartitionsAssigned(tps);
+    }
+
+    void revoke(List<TopicPartition> tps) {
+      windows.rebalanceListener().onPartitionsRevoked(tps);
+      tps.forEach(positions::remove);
+    }
+
+    /** Each owned partition delivers up to {@code most} of its next records. */
+    void poll(int most) {
+      List<ConsumerRecord<String, String>> batch = new ArrayList<>();
+      for (Map.Entry<TopicPartition, Long> e : positions.entrySet()) {
+        List<ConsumerRecord<String, String>> log = trace.log.get(e.getKey().partition());
+        int n = most == Integer.MAX_VALUE ? log.size() : trace.random.nextInt(most + 1);
+        long position = e.getValue();
+        for (int i = 0; i < n && position < log.size(); i++) {
+          batch.add(log.get((int) position++));
+        }
+        e.setValue(position);
+      }
+      windows.onPoll(
+          KafkaWindowsTest.recordsOf(batch), r -> r.key(), r -> Long.parseLong(r.value()));
+    }
+
+    /** Drains and writes; returns false if the instance crashed between the two. */
+    boolean write(boolean crashBeforeWriting) {
+      List<WindowResult<String, Set<Long>>> results = windows.pollFinalized();
+      if (crashBeforeWriting) {
+        return false;
+      }
+      for (WindowResult<String, Set<Long>> r : results) {
+        trace.upsert(r);
+      }
+      return true;
+    }
+
+    void commit() {
+      trace.group.putAll(windows.committableOffsets());
+    }
+
+    boolean readEverything() {
+      for (Map.Entry<TopicPartition, Long> e : positions.entrySet()) {
+        if (e.getValue() < trace.log.get(e.getKey().partition()).size()) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  /** One random trace and its checks. */
+  final class Trace {
+    final long seed;
+    final Random random;
+    final ResultScope scope;
+    final Duration lateness;
+    final ManualClock clock;
+    final List<TopicPartition> partitions = new ArrayList<>();
+    final List<List<ConsumerRecord<String, String>>> log = new ArrayList<>();
+    final Set<Long> produced = new LinkedHashSet<>();
+    final Map<TopicPartition, OffsetAndMetadata> group = new HashMap<>();
+    final Map<List<Object>, Set<Long>> rows = new LinkedHashMap<>();
+    final Set<Long> late = new HashSet<>();
+    final Set<Long> redelivered = new HashSet<>();
+    final List<String> rewrites = new ArrayList<>();
+    final StringBuilder ops = new StringBuilder();
+    final List<Owner> owners = new ArrayList<>();
+    int instances;
+    boolean intervened;
+
+    Trace(long seed, ResultScope scope) {
+      this.seed = seed;
+      this.random = new Random(seed);
+      this.scope = scope;
+      this.lateness = Duration.ofMinutes(new int[] {0, 2, 4}[random.nextInt(3)]);
+      int partitionCount = 1 + random.nextInt(3);
+      for (int p = 0; p < partitionCount; p++) {
+        TopicPartition tp = new TopicPartition(TOPIC, p);
+        partitions.add(tp);
+        List<ConsumerRecord<String, String>> records = new ArrayList<>();
+        int size = 5 + random.nextInt(30);
+        long t = T0.toEpochMilli() + random.nextInt(120_000);
+        for (int offset = 0; offset < size; offset++) {
+          t += random.nextInt(60_000);
+          long eventTime = random.nextInt(3) == 0 ? t - random.nextInt(8 * 60_000) : t;
+          long id = p * 1_000L + offset;
+          String key = random.nextInt(20) == 0 ? null : "k" + random.nextInt(2);
+          if (key != null) {
+            produced.add(id);
+          }
+          records.add(
+              new ConsumerRecord<>(
+                  TOPIC,
+                  p,
+                  offset,
+                  eventTime,
+                  TimestampType.CREATE_TIME,
+                  0,
+                  0,
+                  key,
+                  Long.toString(id),
+                  new RecordHeaders(),
+                  Optional.empty()));
+        }
+        log.add(records);
+      }
+      // The wall clock starts up to 10 minutes behind the data (a clamped seed) or ahead of it.
+      clock = new ManualClock(T0.plusSeconds(-600 + random.nextInt(1_800)));
+    }
+
+    void upsert(WindowResult<String, Set<Long>> r) {
+      List<Object> key = Arrays.asList(r.start(), r.source(), r.key());
+      Set<Long> before = rows.put(key, r.value());
+      if (before != null && !before.equals(r.value())) {
+        rewrites.add(key + ": " + before + " -> " + r.value());
+      }
+    }
+
+    Owner newOwner() {
+      Owner o = new Owner(this, "i" + instances++);
+      owners.add(o);
+      return o;
+    }
+
+    void log(String op) {
+      ops.append(op).append("; ");
+    }
+
+    void run() {
+      Owner first = newOwner();
+      if (scope == ResultScope.PER_PARTITION && partitions.size() > 1 && random.nextBoolean()) {
+        Owner second = newOwner();
+        first.assign(partitions.subList(0, 1));
+        second.assign(partitions.subList(1, partitions.size()));
+      } else {
+        first.assign(partitions);
+      }
+      int steps = 10 + random.nextInt(40);
+      for (int step = 0; step < steps; step++) {
+        step(owners.get(random.nextInt(owners.size())));
+      }
+      finish();
+      check();
+    }
+
+    void step(Owner o) {
+      int op = random.nextInt(100);
+      if (op < 40) {
+        clock.advance(Duration.ofMillis(random.nextInt(5_000)));
+        o.poll(3);
+        log(o.name + " poll");
+      } else if (op < 60) {
+        boolean crash = random.nextInt(8) == 0;
+        if (!o.write(crash)) {
+          log(o.name + " drain, crash before writing");
+          crash(o);
+        } else {
+          log(o.name + " write");
+        }
+      } else if (op < 75) {
+        if (random.nextInt(6) == 0) {
+          log(o.name + " commit fails");
+        } else {
+          o.commit();
+          log(o.name + " commit " + group);
+        }
+      } else if (op < 82) {
+        log(o.name + " crash");
+        crash(o);
+      } else if (op < 88) {
+        clock.advance(Duration.ofSeconds(91 + random.nextInt(200)));
+        for (Owner each : owners) {
+          each.poll(0);
+        }
+        log("quiet period, now " + clock.wallInstant());
+      } else if (op < 94) {
+        List<TopicPartition> back = new ArrayList<>(o.positions.keySet());
+        o.revoke(back);
+        o.assign(back);
+        log(o.name + " given back " + back);
+      } else if (scope == ResultScope.PER_PARTITION) {
+        move(o);
+      }
+    }
+
+    /** {@code PER_PARTITION}: one of the instance's partitions moves to another instance. */
+    void move(Owner from) {
+      if (from.positions.isEmpty()) {
+        return;
+      }
+      List<TopicPartition> owned = new ArrayList<>(from.positions.keySet());
+      TopicPartition tp = owned.get(random.nextInt(owned.size()));
+      from.revoke(List.of(tp));
+      Owner to = owners.size() < 3 && random.nextBoolean() ? newOwner() : pickOther(from);
+      to.assign(List.of(tp));
+      log(from.name + " hands " + tp.partition() + " to " + to.name);
+    }
+
+    Owner pickOther(Owner not) {
+      List<Owner> others = new ArrayList<>(owners);
+      others.remove(not);
+      return others.isEmpty() ? newOwner() : others.get(random.nextInt(others.size()));
+    }
+
+    /** No close, no commit: its partitions go to another instance, or to a restarted one. */
+    void crash(Owner o) {
+      intervened |= o.windows.quietAdvances() > 0;
+      owners.remove(o);
+      List<TopicPartition> orphaned = new ArrayList<>(o.positions.keySet());
+      if (orphaned.isEmpty()) {
+        if (owners.isEmpty()) {
+          newOwner().assign(partitions);
+        }
+        return;
+      }
+      Owner to = owners.isEmpty() || random.nextBoolean() ? newOwner() : pickOther(o);
+      to.assign(orphaned);
+      if (scope == ResultScope.MERGED) {
+        long newest = Long.MIN_VALUE;
+        for (List<Object> row : rows.keySet()) {
+          newest = Math.max(newest, (Long) row.get(0) + SIZE.toMillis());
+        }
+        if (newest != Long.MIN_VALUE) {
+          to.windows.seedWatermark(newest); // the documented restart
+        }
+      }
+    }
+
+    /** The owners read every record, close every window, write and commit. */
+    void finish() {
+      for (Owner o : owners) {
+        while (!o.readEverything()) {
+          o.poll(Integer.MAX_VALUE);
+        }
+        o.windows.finishAll();
+        o.write(false);
+        o.commit();
+        intervened |= o.windows.quietAdvances() > 0;
+      }
+    }
+
+    void check() {
+      String where = "seed " + seed + " " + scope + " lateness " + lateness + "; " + ops;
+      Map<Long, List<Object>> rowOf = new HashMap<>();
+      for (Map.Entry<List<Object>, Set<Long>> e : rows.entrySet()) {
+        for (Long id : e.getValue()) {
+          assertThat(rowOf.put(id, e.getKey())).as("record %d in two rows; %s", id, where).isNull();
+        }
+      }
+      for (long id : produced) {
+        assertThat(rowOf.containsKey(id) || late.contains(id))
+            .as("record %d in no written row and not late; rows %s; %s", id, rows, where)
+            .isTrue();
+      }
+      if (scope == ResultScope.MERGED || intervened) {
+        return;
+      }
+      for (long id : produced) {
+        assertThat(rowOf.containsKey(id) && late.contains(id))
+            .as("record %d in a row and late; %s", id, where)
+            .isFalse();
+      }
+      assertThat(rewrites).as("rows rewritten with another value; %s", where).isEmpty();
+      Reference reference = new Reference(this);
+      assertThat(rows)
+          .as("the rows of one uninterrupted reading; %s", where)
+          .isEqualTo(reference.rows);
+      assertThat(late)
+          .as("the late records of one uninterrupted reading; %s", where)
+          .isEqualTo(reference.late);
+      for (long id : redelivered) {
+        assertThat(rowOf).as("redelivered record %d in a row; %s", id, where).containsKey(id);
+      }
+    }
+  }
+
+  /** {@code PER_PARTITION}: one owner that reads each partition once, whole, and never crashes. */
+  static final class Reference {
+    final Map<List<Object>, Set<Long>> rows = new LinkedHashMap<>();
+    final Set<Long> late = new HashSet<>();
+
+    Reference(Trace trace) {
+      KafkaWindows<String, Long, Set<Long>> w =
+          KafkaWindows.builder(SIZE, new Ids())
+              .allowedLateness(trace.lateness)
+              .clock(new ManualClock(T0))
+              .lateRecordHandler(
+                  (r, reason, t, end, wm) -> late.add(Long.parseLong((String) r.value())))
+              .build();
+      List<ConsumerRecord<String, String>> all = new ArrayList<>();
+      trace.log.forEach(all::addAll);
+      w.rebalanceListener().onPartitionsAssigned(trace.partitions);
+      ConsumerRecords<String, String> records = KafkaWindowsTest.recordsOf(all);
+      w.onPoll(records, r -> r.key(), r -> Long.parseLong(r.value()));
+      w.finishAll();
+      for (WindowResult<String, Set<Long>> r : w.pollFinalized()) {
+        rows.put(Arrays.asList(r.start(), r.source(), r.key()), r.value());
+      }
+    }
+  }
+}
