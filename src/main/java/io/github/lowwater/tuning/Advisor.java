@@ -20,12 +20,13 @@ import java.util.TreeSet;
  *   <li><b>Allowed lateness.</b> An event whose lag behind its source's frontier is {@code d} is
  *       late only if {@code d} exceeds the allowed lateness {@code L} (the watermark is at most the
  *       slowest frontier minus {@code L}), so the fraction of events with {@code d > L} bounds the
- *       late fraction from above. The recommended {@code L} is the smallest, at the histograms'
- *       resolution, among the round values (0, 1, 2, 5, 10, 20, 50, 100, 200, 500 milliseconds,
- *       then as below), whose bound is at most the target late fraction. The table offers the same
- *       for the targets 1e-2, 1e-3, 1e-4, 1e-5 and 0 (no recorded event late), and the target
- *       itself. Result delay: {@code L}, the time from a window's end to its result when the
- *       sources keep pace.
+ *       late fraction from above. The lags are held within 1 %, so a lag in a histogram bucket that
+ *       reaches above {@code L} counts as above it, and the bound stays one. The recommended {@code
+ *       L} is the smallest among the round values (0, 1, 2, 5, 10, 20, 50, 100, 200, 500
+ *       milliseconds, then as below; {@code Long.MAX_VALUE}, forever, beyond the last whole hour)
+ *       whose bound is at most the target late fraction. The table offers the same for the targets
+ *       1e-2, 1e-3, 1e-4, 1e-5 and 0 (no recorded event late), and the target itself. Result delay:
+ *       {@code L}, the time from a window's end to its result when the sources keep pace.
  *   <li><b>Idle timeout.</b> The recommended timeout is the first round value (1, 2, 5, 10, 15, 30
  *       seconds, 1, 2, 5, 10, 15, 30 minutes, whole hours) strictly above the p99.9 of the gaps
  *       between a source's records, and never below one second (a polling loop's own pauses); if
@@ -182,16 +183,14 @@ public final class Advisor {
   }
 
   /**
-   * The smallest round lateness whose expected late fraction is at most {@code target}: a lag in
-   * the same histogram bucket as the lateness counts as not late (within the 1 % resolution).
+   * The smallest round lateness whose expected late fraction, an upper bound ({@link
+   * Distribution#fractionAbove}), is at most {@code target}. That bound meets the target exactly
+   * from the measured lag on ({@link Distribution#smallestValueWithFractionAbove}), so the answer
+   * is the first round value at or above it: O(histogram buckets), however large the lags.
    */
   static LatenessChoice latenessFor(Distribution lagMillis, double target) {
     long measured = lagMillis.smallestValueWithFractionAbove(target);
-    long allowedAbove = Distribution.allowedAbove(target, lagMillis.count());
-    long l = 0;
-    while (lagMillis.countAbove(l) > allowedAbove) {
-      l = roundAtLeast(l + 1);
-    }
+    long l = roundAtLeast(measured);
     String basis =
         (target == 0 ? "no recorded event late" : "late <= " + formatFraction(target))
             + " (lag "
@@ -224,7 +223,7 @@ public final class Advisor {
 
   /**
    * The first round value at or above {@code millis}: 0, one of {@link #ROUND_MILLIS}, then whole
-   * hours.
+   * hours; {@code Long.MAX_VALUE} (forever) beyond the last whole hour a {@code long} holds.
    */
   static long roundAtLeast(long millis) {
     if (millis <= 0) {
@@ -235,7 +234,8 @@ public final class Advisor {
         return r;
       }
     }
-    return (millis / HOUR + (millis % HOUR == 0 ? 0 : 1)) * HOUR;
+    long hours = millis / HOUR + (millis % HOUR == 0 ? 0 : 1);
+    return hours > Long.MAX_VALUE / HOUR ? Long.MAX_VALUE : hours * HOUR;
   }
 
   /**

@@ -53,11 +53,15 @@ public final class Distribution {
   }
 
   /**
-   * Returns how many recorded values are greater than {@code value}, at the histogram's resolution:
-   * values recorded in the same bucket as {@code value} count as not greater.
+   * Returns an upper bound of how many recorded values are greater than {@code value}: the values
+   * in every bucket that holds a value above it. A bucket that straddles {@code value} (a bucket of
+   * four at 1,000 is [1000, 1003]) counts whole as above it, since its values may be; so the count
+   * is exact when {@code value} is the top of its bucket ({@link
+   * #smallestValueWithFractionAbove(double)} returns such values) and within the bucket otherwise.
+   * No value is above the histogram's highest trackable value (larger ones were recorded as it).
    *
    * @param value a value; negative counts every value
-   * @return the number of values above it
+   * @return at least the number of values above it
    */
   public long countAbove(long value) {
     if (value < 0) {
@@ -66,12 +70,16 @@ public final class Distribution {
     if (value >= histogram.getHighestTrackableValue()) {
       return 0;
     }
-    return count() - histogram.getCountBetweenValues(0, value);
+    long atOrBelow =
+        histogram.highestEquivalentValue(value) == value
+            ? value
+            : histogram.lowestEquivalentValue(value) - 1; // >= 0: the first bucket is of width 1
+    return count() - histogram.getCountBetweenValues(0, atOrBelow);
   }
 
   /**
-   * Returns the fraction of the recorded values greater than {@code value} ({@link
-   * #countAbove(long)} over {@link #count()}); 0 when empty.
+   * Returns an upper bound of the fraction of the recorded values greater than {@code value}
+   * ({@link #countAbove(long)} over {@link #count()}); 0 when empty.
    *
    * @param value a value
    * @return a fraction in {@code [0, 1]}
@@ -82,9 +90,10 @@ public final class Distribution {
   }
 
   /**
-   * Returns the smallest value {@code v}, at the histogram's resolution, with {@code
-   * fractionAbove(v) <= fraction}: for a lag distribution, the smallest allowed lateness that
-   * leaves at most that fraction of events behind it. 0 when empty.
+   * Returns the smallest value {@code v} with {@code fractionAbove(v) <= fraction}, the top of a
+   * bucket: for a lag distribution, the smallest allowed lateness that leaves at most that fraction
+   * of events behind it. For every {@code u}, {@code fractionAbove(u) <= fraction} if and only if
+   * {@code u >= v}. 0 when empty.
    *
    * @param fraction a fraction in {@code [0, 1]}
    * @return the smallest such value

@@ -9,8 +9,9 @@ import java.util.Objects;
  * @param basis why this value, for example {@code late <= 1e-4}
  * @param allowedLatenessMillis the allowed lateness, milliseconds
  * @param expectedLateFraction the fraction of the recorded events that lagged their source's
- *     frontier by more than the lateness: an upper bound of the late fraction (an event is late
- *     only once the slowest active source, not its own, is that far ahead)
+ *     frontier by more than the lateness, a histogram bucket that reaches above it counted whole:
+ *     an upper bound of the late fraction (an event is late only once the slowest active source,
+ *     not its own, is that far ahead)
  * @param expectedResultDelayMillis how long after a window's end, in event time, its result is
  *     emitted when the sources keep pace: the watermark trails the slowest frontier by the lateness
  */

@@ -2,10 +2,15 @@ package io.github.lowwater.tuning;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.github.lowwater.ManualClock;
+import io.github.lowwater.testing.Trials;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Random;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
@@ -49,6 +54,119 @@ class AdvisorTest {
             new LatenessChoice("late <= 1e-4 (lag 100ms)", 100, 1e-4, 100),
             new LatenessChoice("late <= 1e-5 (lag 200ms)", 200, 0, 200),
             new LatenessChoice("no recorded event late (lag 200ms)", 200, 0, 200));
+  }
+
+  /** A lag snapshot of {@code inOrder} events lagging 0 and {@code lagging} lagging {@code lag}. */
+  static DisorderSnapshot lags(long inOrder, long lagging, long lagMillis) {
+    Histogram lag = DisorderRecorder.histogram(DisorderRecorder.DEFAULT_MAX_LAG.toMillis());
+    lag.recordValueWithCount(0, inOrder);
+    lag.recordValueWithCount(lagMillis, lagging);
+    return DisorderSnapshot.of(
+        new Distribution(lag),
+        new Distribution(DisorderRecorder.histogram(2)),
+        new Distribution(DisorderRecorder.histogram(2)),
+        0);
+  }
+
+  /**
+   * Regression (issue 16): a lag in the histogram bucket of the lateness, but above it, counted as
+   * not late. With 1,000 of 2,000 events lagging 1,001 ms (the bucket [1000, 1003]), 1 s was
+   * recommended with "expected 0.00e+00", while half the events lag it; the same at 60.1 s (the
+   * bucket [59904, 60159]) gave 1 min.
+   */
+  @Test
+  void aLagAboveTheLatenessInItsHistogramBucketCountsAsLate() {
+    Advice oneSecond = Advisor.defaults().advise(lags(1_000, 1_000, 1_001));
+    assertThat(oneSecond.lateness())
+        .isEqualTo(new LatenessChoice("late <= 1e-4 (lag 1s3ms)", 2_000, 0, 2_000));
+    assertThat(oneSecond.latenessChoices())
+        .extracting(LatenessChoice::allowedLatenessMillis)
+        .containsOnly(2_000L);
+    assertThat(oneSecond.recommendation())
+        .startsWith("recommended: allowed lateness 2s (late fraction <= 1e-4, expected 0.00e+00,");
+    assertThat(Advisor.latenessFor(lags(1_000, 1_000, 1_001).lagMillis(), 0.5))
+        .isEqualTo(new LatenessChoice("late <= 5e-1 (lag 0s)", 0, 0.5, 0));
+
+    Advice oneMinute = Advisor.defaults().advise(lags(1_000, 1_000, 60_100));
+    assertThat(oneMinute.lateness().allowedLatenessMillis()).isEqualTo(120_000);
+    assertThat(oneMinute.lateness().expectedLateFraction()).isZero();
+  }
+
+  /**
+   * The recommended lateness is the first round value (0, the ladder, then whole hours) whose upper
+   * bound {@code countAbove} meets the target, as a walk up the round values finds it, and that
+   * bound is at least the fraction of raw lags above it: random lags up to 4.7 hours, seeded,
+   * against that reference.
+   */
+  @Test
+  void theRecommendedLatenessIsTheFirstRoundValueWhoseBoundMeetsTheTargetOnRandomLags() {
+    for (long seed = 1; seed <= Trials.of(200); seed++) {
+      Random random = new Random(seed);
+      Histogram lag = DisorderRecorder.histogram(DisorderRecorder.DEFAULT_MAX_LAG.toMillis());
+      int n = 1 + random.nextInt(2_000);
+      long[] raw = new long[n];
+      long scale = 1L << random.nextInt(25); // up to 4.7 hours: the ladder and whole hours
+      for (int i = 0; i < n; i++) {
+        raw[i] = random.nextInt(3) == 0 ? 0 : (long) (random.nextDouble() * scale);
+        lag.recordValue(raw[i]);
+      }
+      Distribution d = new Distribution(lag);
+      for (double target : new double[] {0.5, 1e-2, 1e-3, 1e-4, 0}) {
+        long allowed = Distribution.allowedAbove(target, n);
+        long expected = 0;
+        while (d.countAbove(expected) > allowed) {
+          expected = Advisor.roundAtLeast(expected + 1);
+        }
+        LatenessChoice c = Advisor.latenessFor(d, target);
+        String trace = "seed " + seed + ", target " + target + ", lags " + n + " up to " + scale;
+        assertThat(c.allowedLatenessMillis()).as(trace).isEqualTo(expected);
+        long rawAbove = 0;
+        for (long r : raw) {
+          rawAbove += r > expected ? 1 : 0;
+        }
+        assertThat(d.countAbove(expected)).as(trace).isGreaterThanOrEqualTo(rawAbove);
+        assertThat(c.expectedLateFraction()).as(trace).isLessThanOrEqualTo(target);
+      }
+    }
+  }
+
+  /**
+   * Regression (issue 16): the search for the lateness stepped one hour at a time up to the largest
+   * lag, reading the histogram at each step. With {@code maxLag(FOREVER)} and one event from a
+   * device clock reading the year 2999 it ran for minutes; with lags of {@code Long.MAX_VALUE} it
+   * would not have ended, and its last whole hour would have overflowed.
+   */
+  @Test
+  void anEventFromTheFarFutureIsAdvisedAtOnce() {
+    ManualClock clock = new ManualClock();
+    DisorderRecorder recorder =
+        DisorderRecorder.builder().clock(clock).maxLag(ChronoUnit.FOREVER.getDuration()).build();
+    SourceDisorder p0 = recorder.source("p0");
+    long now = Instant.parse("2026-01-01T00:00:00Z").toEpochMilli();
+    long future = Instant.parse("2999-01-01T00:00:00Z").toEpochMilli();
+    recorder.record(p0, now);
+    recorder.record(p0, future);
+    recorder.record(p0, now + 1_000); // lags the year 2999 by 973 years
+    DisorderSnapshot snapshot = recorder.snapshot();
+
+    Advice advice =
+        assertTimeoutPreemptively(Duration.ofSeconds(2), () -> Advisor.defaults().advise(snapshot));
+    long lateness = advice.lateness().allowedLatenessMillis();
+    assertThat(lateness % 3_600_000).isZero();
+    assertThat(lateness).isGreaterThanOrEqualTo(snapshot.lagMillis().max());
+    assertThat(lateness - 3_600_000).isLessThan(snapshot.lagMillis().max());
+    assertThat(advice.lateness().expectedLateFraction()).isZero();
+
+    DisorderRecorder ends =
+        DisorderRecorder.builder().clock(clock).maxLag(ChronoUnit.FOREVER.getDuration()).build();
+    SourceDisorder s = ends.source("s");
+    ends.record(s, Long.MAX_VALUE);
+    ends.record(s, Long.MIN_VALUE); // lags by more than Long.MAX_VALUE: saturated
+    Advice forever =
+        assertTimeoutPreemptively(
+            Duration.ofSeconds(2), () -> Advisor.defaults().advise(ends.snapshot()));
+    assertThat(forever.lateness().allowedLatenessMillis()).isEqualTo(Long.MAX_VALUE);
+    assertThat(forever.recommendation()).startsWith("recommended: allowed lateness forever (");
   }
 
   @Test
@@ -196,6 +314,11 @@ class AdvisorTest {
     assertThat(Advisor.roundAtLeast(3_600_000)).isEqualTo(3_600_000);
     assertThat(Advisor.roundAtLeast(3_600_001)).isEqualTo(7_200_000);
     assertThat(Advisor.roundAtLeast(7_200_000)).isEqualTo(7_200_000);
+    assertThat(Advisor.roundAtLeast(Long.MAX_VALUE / 3_600_000 * 3_600_000))
+        .isEqualTo(Long.MAX_VALUE / 3_600_000 * 3_600_000); // the last whole hour
+    assertThat(Advisor.roundAtLeast(Long.MAX_VALUE / 3_600_000 * 3_600_000 + 1))
+        .isEqualTo(Long.MAX_VALUE); // saturated: forever
+    assertThat(Advisor.roundAtLeast(Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
     assertThat(Advisor.roundAbove(0)).isEqualTo(1_000);
     assertThat(Advisor.roundAbove(1_000)).isEqualTo(2_000);
     assertThat(Advisor.roundAbove(119_999)).isEqualTo(120_000);

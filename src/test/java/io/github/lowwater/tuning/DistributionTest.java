@@ -59,13 +59,29 @@ class DistributionTest {
     assertThat(d.smallestValueWithFractionAbove(0)).isEqualTo(30);
   }
 
+  /**
+   * Regression (issue 16): a value in the same bucket as {@code value} but above it counted as not
+   * above, so {@code countAbove} was no upper bound: 1,001 (bucket [1000, 1003]) was not above
+   * 1,000. A bucket that straddles {@code value} now counts as above it.
+   */
   @Test
-  void largeValuesAreRoundedUpToTheirBucket() {
-    Distribution d = of(1_000);
+  void largeValuesAreRoundedUpToTheirBucketAndABucketThatStraddlesTheValueCountsAsAbove() {
+    Distribution d = of(1_001);
     assertThat(d.max()).isEqualTo(1_003); // two significant digits: buckets of 4 at 1_000
     assertThat(d.countAbove(999)).isEqualTo(1); // 999 is in [996, 999]
-    assertThat(d.countAbove(1_000)).isZero(); // the same bucket as 1_003 counts as not above
+    assertThat(d.countAbove(1_000)).isEqualTo(1); // [1000, 1003] may hold values above 1_000
+    assertThat(d.fractionAbove(1_000)).isEqualTo(1);
+    assertThat(d.countAbove(1_002)).isEqualTo(1);
+    assertThat(d.countAbove(1_003)).isZero(); // the whole bucket is at or below it
     assertThat(d.smallestValueWithFractionAbove(0)).isEqualTo(1_003);
+    assertThat(d.fractionAbove(d.smallestValueWithFractionAbove(0))).isZero();
+  }
+
+  @Test
+  void aValueRecordedAtTheHighestTrackableValueIsNotAboveIt() {
+    Distribution d = of(1_000_000, 1_000_000);
+    assertThat(d.countAbove(999_999)).isEqualTo(2);
+    assertThat(d.countAbove(1_000_000)).isZero(); // nothing is recorded above the maximum
   }
 
   @Test

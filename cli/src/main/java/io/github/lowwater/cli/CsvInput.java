@@ -1,13 +1,13 @@
 package io.github.lowwater.cli;
 
-import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 
 /**
- * Reads the CSV export the replay tool takes: a header line {@code
+ * Reads the CSV export the replay tool takes, in UTF-8: a header line {@code
  * partition,offset,timestampMillis,key}, then one record per line. The key is everything after the
  * third comma (it may contain commas, and may be empty). Blank lines and a trailing {@code \r} are
- * ignored. Not thread-safe; allocates one string per field.
+ * ignored. Not thread-safe; allocates one string per line and per field.
  */
 final class CsvInput {
 
@@ -19,22 +19,22 @@ final class CsvInput {
    * Reads every record of {@code in} into {@code sink}, in file order.
    *
    * @return the number of records read
-   * @throws InputException at the first bad line, naming the line number and the field
+   * @throws InputException at the first bad line (not UTF-8, or a bad field), naming the line
+   *     number, and the field or the byte
    * @throws IOException if reading fails
    */
-  static long read(BufferedReader in, RecordSink sink) throws IOException {
-    String header = in.readLine();
-    if (header == null || !strip(header).equals(HEADER)) {
+  static long read(InputStream in, RecordSink sink) throws IOException {
+    Utf8Lines lines = new Utf8Lines(in);
+    String header = lines.next();
+    if (header == null || !header.equals(HEADER)) {
       throw InputException.field(
           1,
           "header",
-          "expected \"" + HEADER + "\": " + (header == null ? "empty file" : quote(strip(header))));
+          "expected \"" + HEADER + "\": " + (header == null ? "empty file" : quote(header)));
     }
-    long lineNumber = 1;
     long records = 0;
-    for (String line = in.readLine(); line != null; line = in.readLine()) {
-      lineNumber++;
-      line = strip(line);
+    for (String line = lines.next(); line != null; line = lines.next()) {
+      long lineNumber = lines.number();
       if (line.isBlank()) {
         continue;
       }
@@ -71,10 +71,6 @@ final class CsvInput {
     } catch (NumberFormatException e) {
       throw InputException.field(lineNumber, field, "not a number: " + quote(text));
     }
-  }
-
-  private static String strip(String line) {
-    return line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
   }
 
   /** Quotes a field for a message, shortened to 40 characters so that the message stays a line. */

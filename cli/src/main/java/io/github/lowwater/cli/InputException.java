@@ -13,6 +13,11 @@ final class InputException extends RuntimeException {
     super(message, null, false, false);
   }
 
+  /** The message of a bad CSV line, as a whole. */
+  static InputException line(long line, String problem) {
+    return new InputException("line " + line + ": " + problem);
+  }
+
   /** The message of a bad field of a CSV line. */
   static InputException field(long line, String field, String problem) {
     return new InputException("line " + line + ", field " + field + ": " + problem);

@@ -40,7 +40,6 @@ final class Replay implements RecordSink {
   private final List<SettingRun> runs = new ArrayList<>();
   private ManualClock clock;
   private DisorderRecorder recorder;
-  private long maxEventTimeMillis;
 
   /**
    * Creates a replay.
@@ -58,7 +57,6 @@ final class Replay implements RecordSink {
   private void start(long firstMillis) {
     clock = new ManualClock(Instant.ofEpochMilli(firstMillis));
     recorder = DisorderRecorder.builder().clock(clock).build();
-    maxEventTimeMillis = firstMillis;
     for (Setting s : settings) {
       runs.add(new SettingRun(s, windowMillis, clock));
     }
@@ -69,9 +67,10 @@ final class Replay implements RecordSink {
     if (clock == null) {
       start(timestampMillis);
     }
-    if (timestampMillis > maxEventTimeMillis) {
-      clock.advanceMillis(timestampMillis - maxEventTimeMillis);
-      maxEventTimeMillis = timestampMillis;
+    // The clock's wall reading is the largest event time so far. From below zero to far above it
+    // the distance may exceed Long.MAX_VALUE: then a second, saturated, step lands on the time.
+    while (clock.wallMillis() < timestampMillis) {
+      clock.advanceMillis(Saturating.subtract(timestampMillis, clock.wallMillis()));
     }
     truth.merge(new WindowKey(windowStart(timestampMillis), key), 1L, Long::sum);
     recorder.record(recorded.computeIfAbsent(partition, recorder::source), timestampMillis);

@@ -2,11 +2,9 @@ package io.github.lowwater.cli;
 
 import io.github.lowwater.tuning.Advice;
 import io.github.lowwater.tuning.DurationText;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -37,8 +35,8 @@ import picocli.CommandLine.Spec;
  * </pre>
  *
  * <p>Exit status: 0 on success; 2 for a bad option or bad input (one line on standard error that
- * names the option, or the line number and the field); 1 when the replay fails otherwise (the
- * broker cannot be reached, a file cannot be written), again with one line. Secrets of {@code
+ * names the option, or the line number and the field or byte); 1 when the replay fails otherwise
+ * (the broker cannot be reached, a file cannot be written), again with one line. Secrets of {@code
  * --consumer-config} are never printed ({@link Secrets}).
  */
 @Command(
@@ -175,6 +173,8 @@ final class ReplayCommand implements Callable<Integer> {
   }
 
   private List<Setting> settings() {
+    requireNoEmptyDuration("--lateness");
+    requireNoEmptyDuration("--idle");
     List<Long> lateness = latenessMillis == null ? List.of(120_000L) : latenessMillis;
     List<Long> idle = idleMillis == null ? List.of(120_000L) : idleMillis;
     if (windowMillis <= 0) {
@@ -190,6 +190,22 @@ final class ReplayCommand implements Callable<Integer> {
       }
     }
     return settings;
+  }
+
+  /**
+   * Rejects a list option's value with an empty duration in it: picocli's split drops the empty
+   * strings at the end of a value, so {@code ,} would be no duration at all and {@code 2m,} just
+   * {@code 2m}, while the converter rejects {@code ,2m}.
+   */
+  private void requireNoEmptyDuration(String option) {
+    for (String value : spec.findOption(option).originalStringValues()) {
+      for (String duration : value.split(",", -1)) {
+        if (duration.isBlank()) {
+          throw usage(
+              option + " must be durations separated by commas, none empty: \"" + value + "\"");
+        }
+      }
+    }
   }
 
   private boolean format() {
@@ -211,7 +227,7 @@ final class ReplayCommand implements Callable<Integer> {
   }
 
   private void readFile(Replay replay) throws IOException {
-    try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+    try (InputStream in = Files.newInputStream(file)) {
       CsvInput.read(in, replay);
     } catch (NoSuchFileException e) {
       throw usage("--file: no such file: " + file);

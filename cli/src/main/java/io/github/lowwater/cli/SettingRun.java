@@ -65,7 +65,7 @@ final class SettingRun {
     for (WindowResult<String, Long> r : windows.pollFinalized()) {
       emitted.put(new WindowKey(r.start(), r.key()), r.value());
       if (measureDelay && r.end() != lastEnd) { // one delay per window, not per key
-        delays.add(now - r.end());
+        delays.add(Saturating.subtract(now, r.end())); // forever, from below zero to the top
         lastEnd = r.end();
       }
     }

@@ -3,9 +3,10 @@ package io.github.lowwater.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -15,9 +16,12 @@ class CsvInputTest {
   private final List<String> read = new ArrayList<>();
 
   private long read(String text) throws IOException {
+    return read(text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private long read(byte[] bytes) throws IOException {
     return CsvInput.read(
-        new BufferedReader(new StringReader(text)),
-        (p, o, t, k) -> read.add(p + "/" + o + "/" + t + "/" + k));
+        new ByteArrayInputStream(bytes), (p, o, t, k) -> read.add(p + "/" + o + "/" + t + "/" + k));
   }
 
   @Test
@@ -28,9 +32,39 @@ class CsvInputTest {
                 + "0,0,1000,a\r\n"
                 + "\n"
                 + "1,7,-5,b,c\n"
-                + "2,1,3000,\n");
-    assertThat(n).isEqualTo(3);
-    assertThat(read).containsExactly("0/0/1000/a", "1/7/-5/b,c", "2/1/3000/");
+                + "2,1,3000,\n"
+                + "3,0,4000,clé €");
+    assertThat(n).isEqualTo(4);
+    assertThat(read).containsExactly("0/0/1000/a", "1/7/-5/b,c", "2/1/3000/", "3/0/4000/clé €");
+  }
+
+  /**
+   * Regression (issue 16): a file that is not UTF-8 stopped the replay with exit status 1 and the
+   * decoder's "Input length = 1", naming no line; and a reader that decodes ahead cannot tell which
+   * line it was, since the last line it returned is thousands of bytes before the bad one.
+   */
+  @Test
+  void aLineThatIsNotUtf8IsNamedByItsNumberAndByteFarIntoTheFile() throws IOException {
+    ByteArrayOutputStream text = new ByteArrayOutputStream();
+    text.writeBytes((CsvInput.HEADER + "\n").getBytes(StandardCharsets.UTF_8));
+    for (int i = 0; i < 10_000; i++) {
+      text.writeBytes(("0," + i + ",1000,key\n").getBytes(StandardCharsets.UTF_8));
+    }
+    text.writeBytes("0,10000,1000,k".getBytes(StandardCharsets.UTF_8));
+    text.write(0xff); // never in UTF-8
+    text.writeBytes("\n0,10001,1000,z\n".getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> read(text.toByteArray()))
+        .isInstanceOf(InputException.class)
+        .hasMessage("line 10002: not valid UTF-8 (byte 15 of the line)");
+    assertThat(read).hasSize(10_000);
+
+    byte[] header = ("x" + CsvInput.HEADER + "\n").getBytes(StandardCharsets.UTF_8);
+    header[0] = (byte) 0xc3; // the first byte of two, then a character that cannot follow it
+    assertThatThrownBy(() -> read(header))
+        .hasMessage("line 1: not valid UTF-8 (byte 1 of the line)");
+    byte[] cut = (CsvInput.HEADER + "\n0,0,1000,€").getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> read(java.util.Arrays.copyOf(cut, cut.length - 1)))
+        .hasMessage("line 2: not valid UTF-8 (byte 10 of the line)"); // cut in a character
   }
 
   @Test

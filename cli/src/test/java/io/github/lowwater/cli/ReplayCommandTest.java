@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,25 +23,30 @@ class ReplayCommandTest {
         dir, "0,0,0,a", "0,1,10000,a", "0,2,70000,a", "0,3,50000,a", "0,4,130000,a", "0,5,5000,a");
   }
 
-  @Test
-  void thePinnedUsagePrintsOneJsonObjectPerLatenessAndIdlePair() throws Exception {
+  /** Replays {@code file} with the window, latenesses and idle timeouts given, as JSON, parsed. */
+  private static JsonNode json(Path file, String window, String lateness, String idle)
+      throws Exception {
     Cli run =
         Cli.run(
             "replay",
             "--file",
-            input().toString(),
+            file.toString(),
             "--window",
-            "1m",
+            window,
             "--lateness",
-            "0s,30s,2m",
+            lateness,
             "--idle",
-            "2m,10m",
+            idle,
             "--format",
             "json");
-
     assertThat(run.status()).as(run.err()).isZero();
     assertThat(run.err()).isEmpty();
-    JsonNode json = new ObjectMapper().readTree(run.out());
+    return new ObjectMapper().readTree(run.out());
+  }
+
+  @Test
+  void thePinnedUsagePrintsOneJsonObjectPerLatenessAndIdlePair() throws Exception {
+    JsonNode json = json(input(), "1m", "0s,30s,2m", "2m,10m");
     assertThat(json.isArray()).isTrue();
     assertThat(json).hasSize(6);
     List<String> rows = new ArrayList<>();
@@ -132,6 +138,78 @@ class ReplayCommandTest {
     assertThat(run.out()).isEmpty();
     assertThat(run.err())
         .isEqualTo("error: line 4, field timestampMillis: not a number: \"12x\"\n");
+  }
+
+  /**
+   * Regression (issue 16): a file that is not UTF-8 (here Latin-1) exited with status 1 and "error:
+   * Input length = 1", the decoder's message.
+   */
+  @Test
+  void aFileThatIsNotUtf8ExitsWithStatusTwoAndOneLineNamingTheLine() throws Exception {
+    Path latin1 = dir.resolve("latin1.csv");
+    Files.writeString(
+        latin1, CsvInput.HEADER + "\n0,0,1000,a\n0,1,2000,café\n", StandardCharsets.ISO_8859_1);
+    Cli run = Cli.run("replay", "--file", latin1.toString(), "--window", "5m", "--format", "json");
+    assertThat(run.status()).isEqualTo(2);
+    assertThat(run.out()).isEmpty();
+    assertThat(run.err()).isEqualTo("error: line 3: not valid UTF-8 (byte 13 of the line)\n");
+  }
+
+  /**
+   * Regression (issue 16): valid rows at -2 and {@code Long.MAX_VALUE} exited with status 1 and
+   * "error: millis must be >= 0: -9223372036854775807": the replay moved its clock by the
+   * difference of the two event times, which overflowed. Event time is any {@code long}.
+   */
+  @Test
+  void eventTimesAtTheEndsOfTheLongRangeReplay() throws Exception {
+    Path ends =
+        Cli.csv(
+            dir,
+            "0,0,-2,a",
+            "0,1," + Long.MAX_VALUE + ",a",
+            "1,0," + Long.MIN_VALUE + ",b",
+            "1,1,0,b");
+    JsonNode json = json(ends, "1m", "0s,2m", "2m,10m");
+    assertThat(json).hasSize(4);
+    for (JsonNode o : json) {
+      assertThat(o.get("events").asLong()).isEqualTo(4);
+      assertThat(o.get("windows").asLong()).isEqualTo(4);
+    }
+    Cli table = Cli.run("replay", "--file", ends.toString(), "--window", "1m");
+    assertThat(table.status()).as(table.err()).isZero();
+    assertThat(table.out()).contains("recommended: allowed lateness ");
+  }
+
+  /**
+   * Regression (issue 16): {@code --idle ,} and {@code --lateness ,} split into no duration at all
+   * and exited with status 0 and an empty result, while {@code --idle ,2m} exited with 2; {@code
+   * 2m,} dropped its empty duration silently.
+   */
+  @Test
+  void aListOfDurationsWithAnEmptyOneExitsWithStatusTwoNamingTheOptionAndTheValue()
+      throws Exception {
+    String file = input().toString();
+    for (String option : List.of("--idle", "--lateness")) {
+      for (String value : List.of(",", ",,", "2m,")) {
+        Cli run = Cli.run("replay", "--file", file, "--window", "1m", option, value);
+        assertThat(run.status()).as(option + " " + value).isEqualTo(2);
+        assertThat(run.out()).as(option + " " + value).isEmpty();
+        assertThat(run.err())
+            .isEqualTo(
+                "error: "
+                    + option
+                    + " must be durations separated by commas, none empty: \""
+                    + value
+                    + "\"\n");
+      }
+      for (String value : List.of(",2m", "0s,,2m")) { // the converter's message, as before
+        assertThat(Cli.run("replay", "--file", file, "--window", "1m", option, value).err())
+            .isEqualTo(
+                "error: Invalid value for option '"
+                    + option
+                    + "' (DURATION): not a duration (like 0s, 30s, 2m, 1h30m, 250ms): \"\"\n");
+      }
+    }
   }
 
   @Test

@@ -63,6 +63,24 @@ class ReplayTest {
     assertThat(r.get(1).idleTransitions()).isZero();
   }
 
+  /**
+   * Regression (issue 16): the clock's advance from a negative event time to {@code Long.MAX_VALUE}
+   * overflowed and threw; so did the delay of a window that ends below zero and closes at {@code
+   * Long.MAX_VALUE}. Both saturate: the clock reaches the largest event time, the delay is forever.
+   */
+  @Test
+  void theClockAndTheDelaysSaturateAtTheEndsOfEventTime() {
+    Replay replay = new Replay(60 * S, List.of(new Setting(0, 600 * S)), 1e-4);
+    replay.accept(0, 0, -100 * S, "a"); // the clock starts at -100 s; window [-120 s, -60 s)
+    replay.accept(0, 1, Long.MAX_VALUE, "a"); // closes it, Long.MAX_VALUE + 60 s after its end
+    List<SettingResult> r = replay.finish();
+    assertThat(r.get(0).events()).isEqualTo(2);
+    // The window of Long.MAX_VALUE ends there (saturated) and closes at once: a delay of 0.
+    assertThat(r.get(0).delayP50Millis()).isZero();
+    assertThat(r.get(0).delayP99Millis()).isEqualTo(Long.MAX_VALUE);
+    assertThat(replay.advice()).isPresent();
+  }
+
   @Test
   void anEmptyInputGivesZeroRowsAndNoAdvice() {
     Replay replay = new Replay(60 * S, List.of(new Setting(0, 10 * S)), 1e-4);
@@ -75,9 +93,9 @@ class ReplayTest {
   void theAdviceComesFromTheReplayedEvents() {
     Replay replay = new Replay(60 * S, List.of(new Setting(0, 10 * S)), 0.3);
     replay.accept(0, 0, 10 * S, "a");
-    replay.accept(0, 1, 9 * S, "a"); // 1 s behind
+    replay.accept(0, 1, 9 * S, "a"); // 1 s behind: held in the bucket [1000, 1003], so above 1 s
     replay.accept(0, 2, 11 * S, "a");
-    assertThat(replay.advice().orElseThrow().lateness().allowedLatenessMillis()).isEqualTo(1_000);
+    assertThat(replay.advice().orElseThrow().lateness().allowedLatenessMillis()).isEqualTo(2_000);
   }
 
   @Test
