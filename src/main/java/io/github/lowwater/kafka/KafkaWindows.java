@@ -203,6 +203,9 @@ public final class KafkaWindows<K, V, R> {
   /** The mapper's output, reused for every record. */
   private final Extracted extracted = new Extracted();
 
+  /** Whether results are being handed out: see requireNotDraining. */
+  private boolean draining;
+
   /** Whether the record being processed counts as processed although an exception followed. */
   private boolean recordTaken;
 
@@ -372,6 +375,7 @@ public final class KafkaWindows<K, V, R> {
    * @throws NullPointerException if an argument is null
    */
   public <KR, VR> void onPoll(ConsumerRecords<KR, VR> records, RecordMapper<KR, VR, K, V> mapper) {
+    requireNotDraining("onPoll");
     Objects.requireNonNull(records, "records");
     Objects.requireNonNull(mapper, "mapper");
     clock.update();
@@ -591,6 +595,16 @@ public final class KafkaWindows<K, V, R> {
    * @return the new results
    */
   public List<WindowResult<K, R>> pollFinalized() {
+    requireNotDraining("pollFinalized");
+    draining = true;
+    try {
+      return takeFinalized();
+    } finally {
+      draining = false;
+    }
+  }
+
+  private List<WindowResult<K, R>> takeFinalized() {
     if (merged != null) {
       List<WindowResult<K, R>> results = merged.pollFinalized();
       long returnedThrough = merged.watermark();
@@ -637,7 +651,9 @@ public final class KafkaWindows<K, V, R> {
    */
   public int drainFinalized(PartitionResultVisitor<? super K, ? super R> visitor) {
     Objects.requireNonNull(visitor, "visitor");
+    requireNotDraining("drainFinalized");
     forward.target = visitor;
+    draining = true;
     try {
       int count = 0;
       if (unreturned != null) { // left by a pollFinalized() that threw
@@ -663,8 +679,23 @@ public final class KafkaWindows<K, V, R> {
       }
       return count;
     } finally {
+      draining = false;
       forward.target = null;
       forward.partition = null;
+    }
+  }
+
+  /**
+   * Refuses a call made from the visitor of {@link #drainFinalized} or an aggregator's {@code
+   * result} while results are handed out: it would change the windows being drained. Nothing has
+   * changed when it throws, and the drain treats the exception as the visitor's own.
+   */
+  private void requireNotDraining(String call) {
+    if (draining) {
+      throw new IllegalStateException(
+          call
+              + " called from a result visitor or an aggregator's result() while the windows are"
+              + " drained: return from the visitor, then call it");
     }
   }
 
@@ -677,6 +708,7 @@ public final class KafkaWindows<K, V, R> {
    * @return partition to offset and metadata, for {@code consumer.commitSync}
    */
   public Map<TopicPartition, OffsetAndMetadata> committableOffsets() {
+    requireNotDraining("committableOffsets");
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
     for (PartitionState<K, V, R> p : assigned.values()) {
       if (p.nextOffset >= 0) {
@@ -702,6 +734,7 @@ public final class KafkaWindows<K, V, R> {
    * @throws IllegalStateException in {@code PER_PARTITION}
    */
   public long seedWatermark(long newestWrittenWindowEndMillis) {
+    requireNotDraining("seedWatermark");
     if (merged == null) {
       throw new IllegalStateException(
           "seedWatermark is for resultScope(MERGED): per-partition windows seed each partition"
@@ -718,6 +751,7 @@ public final class KafkaWindows<K, V, R> {
    * that held records. Not for leaving a group: to hand partitions over, simply close the consumer.
    */
   public void finishAll() {
+    requireNotDraining("finishAll");
     clock.update();
     finished = true;
     for (PartitionState<K, V, R> p : assigned.values()) {
@@ -998,6 +1032,7 @@ public final class KafkaWindows<K, V, R> {
   }
 
   private void assign(Collection<TopicPartition> partitions) {
+    requireNotDraining("the rebalance listener");
     clock.update();
     long nowNanos = clock.monotonicNanos();
     List<TopicPartition> added = new ArrayList<>();
@@ -1104,6 +1139,7 @@ public final class KafkaWindows<K, V, R> {
   }
 
   private void forget(Collection<TopicPartition> partitions) {
+    requireNotDraining("the rebalance listener");
     clock.update();
     List<TopicPartition> known = new ArrayList<>();
     for (TopicPartition tp : partitions) {

@@ -132,6 +132,9 @@ public final class TumblingWindows<K, V, R> {
    */
   private final ArrayDeque<WindowEntries> spare = new ArrayDeque<>();
 
+  /** Whether a visitor or an aggregator's {@code result} is running: see requireNotEmitting. */
+  private boolean emitting;
+
   private static final int SPARE_WINDOWS = 4;
 
   /**
@@ -246,6 +249,7 @@ public final class TumblingWindows<K, V, R> {
   /** The shared body of both {@code add}s: {@code handle} is null when only the key is known. */
   private boolean add(
       Object source, WatermarkTracker.Source handle, long eventTimeMillis, K key, V value) {
+    requireNotEmitting("add");
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
     WindowEntries w = lastWindow;
@@ -435,6 +439,7 @@ public final class TumblingWindows<K, V, R> {
    * @return the new results; a fresh mutable list, or an immutable empty one
    */
   public List<WindowResult<K, R>> pollFinalized() {
+    requireNotEmitting("pollFinalized");
     finalizeReady(); // a safety net: every call that moves the watermark finalizes already
     if (finalized.isEmpty()) {
       return List.of();
@@ -472,6 +477,7 @@ public final class TumblingWindows<K, V, R> {
    * @throws NullPointerException if {@code visitor} is null
    */
   public int drainFinalized(ResultVisitor<? super K, ? super R> visitor) {
+    requireNotEmitting("drainFinalized");
     Objects.requireNonNull(visitor, "visitor");
     finalizeReady(); // a safety net: every call that moves the watermark finalizes already
     sizeSparePool();
@@ -493,14 +499,34 @@ public final class TumblingWindows<K, V, R> {
     }
     int[] ids = idsByPosition;
     w.idsByPosition(ids);
-    for (int position = 0; position < size; position++) {
-      @SuppressWarnings("unchecked") // keys are only ever added through add(..., K key, ...)
-      K key = (K) keys.key(ids[position]);
-      if (w.primitive()) {
-        visitor.visitLong(w.start, w.end, key, w.longAt(position, ids[position]));
-      } else {
-        visitor.visit(w.start, w.end, key, aggregator.result(w.objectAt(position)));
+    emitting = true;
+    try {
+      for (int position = 0; position < size; position++) {
+        @SuppressWarnings("unchecked") // keys are only ever added through add(..., K key, ...)
+        K key = (K) keys.key(ids[position]);
+        if (w.primitive()) {
+          visitor.visitLong(w.start, w.end, key, w.longAt(position, ids[position]));
+        } else {
+          visitor.visit(w.start, w.end, key, aggregator.result(w.objectAt(position)));
+        }
       }
+    } finally {
+      emitting = false;
+    }
+  }
+
+  /**
+   * Refuses a call made from a result visitor or an aggregator's {@code result} while these windows
+   * hand out results: it would change the windows being emitted. Nothing has changed when it
+   * throws; the drain then treats the exception as the visitor's own (the window being visited is
+   * handed out again, from its first result, at the next drain).
+   */
+  private void requireNotEmitting(String call) {
+    if (emitting) {
+      throw new IllegalStateException(
+          call
+              + " called from a result visitor or an aggregator's result() while the windows"
+              + " emit: return from the visitor, then call it");
     }
   }
 
@@ -516,9 +542,20 @@ public final class TumblingWindows<K, V, R> {
     return keys.size();
   }
 
-  /** At the start of a drain: room for every window about to be emitted, if there are many. */
+  /**
+   * At the start of a drain: room for every window about to be emitted, if there are many, and no
+   * more spare windows than that (after a burst, the pool shrinks at the next drain).
+   */
   private void sizeSparePool() {
     spareLimit = (int) Math.max(SPARE_WINDOWS, openWindows + finalized.size());
+    while (spare.size() > spareLimit) {
+      spare.pop(); // the state shrank since a burst: its memory goes with it
+    }
+  }
+
+  /** Returns the number of emptied windows kept for reuse (for tests). */
+  int spareWindows() {
+    return spare.size();
   }
 
   /** Keeps an emptied window for reuse if the pool has room (see {@link #spare}). */
@@ -535,6 +572,7 @@ public final class TumblingWindows<K, V, R> {
    * @throws NullPointerException if {@code source} is null
    */
   public void register(Object source) {
+    requireNotEmitting("register");
     tracker.register(source);
   }
 
@@ -546,6 +584,7 @@ public final class TumblingWindows<K, V, R> {
    * @throws NullPointerException if {@code source} is null
    */
   public void heartbeat(Object source) {
+    requireNotEmitting("heartbeat");
     try {
       tracker.heartbeat(source);
     } finally {
@@ -586,6 +625,7 @@ public final class TumblingWindows<K, V, R> {
    * @throws NullPointerException if {@code source} is null
    */
   public void punctuate(Object source, long watermarkMillis) {
+    requireNotEmitting("punctuate");
     try {
       tracker.punctuate(source, watermarkMillis);
     } finally {
@@ -605,6 +645,7 @@ public final class TumblingWindows<K, V, R> {
    *     changes
    */
   public void lookahead(Object source, long minEventTimeMillis, long maxEventTimeMillis) {
+    requireNotEmitting("lookahead");
     try {
       tracker.lookahead(source, minEventTimeMillis, maxEventTimeMillis);
     } finally {
@@ -622,6 +663,7 @@ public final class TumblingWindows<K, V, R> {
    * @throws NullPointerException if {@code timer} is null
    */
   public void registerTimer(long timeMillis, WatermarkTimer timer) {
+    requireNotEmitting("registerTimer");
     tracker.registerTimer(timeMillis, timer);
   }
 
@@ -643,6 +685,7 @@ public final class TumblingWindows<K, V, R> {
    * @throws NullPointerException if {@code source} is null
    */
   public boolean remove(Object source) {
+    requireNotEmitting("remove");
     try {
       return tracker.remove(source);
     } finally {
@@ -652,6 +695,7 @@ public final class TumblingWindows<K, V, R> {
 
   /** Re-evaluates idleness and the watermark now; see {@link WatermarkTracker#refresh()}. */
   public void refresh() {
+    requireNotEmitting("refresh");
     try {
       tracker.refresh();
     } finally {
@@ -666,6 +710,7 @@ public final class TumblingWindows<K, V, R> {
    * @param wallMillis the wall-clock time in epoch milliseconds
    */
   public void advanceTo(long wallMillis) {
+    requireNotEmitting("advanceTo");
     try {
       tracker.advanceTo(wallMillis);
     } finally {
@@ -678,6 +723,7 @@ public final class TumblingWindows<K, V, R> {
    * however large the allowed lateness and wherever its end, and every later event is late.
    */
   public void finish() {
+    requireNotEmitting("finish");
     try {
       tracker.finish();
     } finally {
@@ -697,6 +743,7 @@ public final class TumblingWindows<K, V, R> {
    * @throws IllegalArgumentException if {@code source} is a handle of other windows
    */
   public void observe(Object source, long eventTimeMillis) {
+    requireNotEmitting("observe");
     Objects.requireNonNull(source, "source");
     Object key = keyOf(source);
     try {
@@ -739,6 +786,7 @@ public final class TumblingWindows<K, V, R> {
    *     changes
    */
   public void observeLate(Object source, long eventTimeMillis) {
+    requireNotEmitting("observeLate");
     Objects.requireNonNull(source, "source");
     Object key = keyOf(source);
     LATE.setRelease(this, late + 1);
@@ -771,6 +819,7 @@ public final class TumblingWindows<K, V, R> {
    * @return the watermark after seeding
    */
   public long seedWatermark(long newestWindowEndMillis) {
+    requireNotEmitting("seedWatermark");
     try {
       return tracker.seedWatermark(newestWindowEndMillis);
     } finally {

@@ -63,7 +63,7 @@ class HandOverModelTest {
   @Test
   void perPartitionEveryRecordEndsInExactlyOneRowOrTheLatePathAcrossManyOwnerChanges() {
     int exact = 0;
-    for (long seed = 1; seed <= Trials.of(Integer.getInteger("dbg.traces", 3_000)); seed++) {
+    for (long seed = 1; seed <= Trials.of(3_000); seed++) {
       Trace trace = new Trace(seed, ResultScope.PER_PARTITION);
       trace.run();
       exact += trace.intervened ? 0 : 1;
@@ -73,7 +73,7 @@ class HandOverModelTest {
 
   @Test
   void mergedASingleConsumerRestartedAgainAndAgainLosesNoRecord() {
-    for (long seed = 1; seed <= Trials.of(Integer.getInteger("dbg.traces", 3_000)); seed++) {
+    for (long seed = 1; seed <= Trials.of(3_000); seed++) {
       new Trace(seed, ResultScope.MERGED).run();
     }
   }

@@ -95,4 +95,41 @@ class KafkaWindowsDrainTest {
         .isInstanceOf(NullPointerException.class)
         .hasMessage("visitor");
   }
+
+  /**
+   * Issue 16: a visitor that calls back into the windows it is draining (here: feeding the next
+   * poll from inside the drain, which in {@code PER_PARTITION} reached the other partitions'
+   * windows mid-drain) is refused before anything changes; the next drain hands out the same
+   * results.
+   */
+  @Test
+  void aVisitorThatCallsBackIntoTheWindowsIsRefusedAndTheNextDrainHandsOutTheSameResults() {
+    for (ResultScope scope : ResultScope.values()) {
+      KafkaWindows<String, Long, Long> w = builder(new ManualClock(NOW)).resultScope(scope).build();
+      feedBoth(w);
+      Collector seen = new Collector();
+      PartitionResultVisitor<String, Long> reentrant =
+          new PartitionResultVisitor<>() {
+            @Override
+            public void visit(TopicPartition p, long start, long end, String key, Long value) {
+              seen.visit(p, start, end, key, value);
+              feed(w, record(P1, 3, T + 13 * MINUTE));
+            }
+          };
+      assertThatThrownBy(() -> w.drainFinalized(reentrant))
+          .as("%s", scope)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageStartingWith("onPoll called from a result visitor");
+      KafkaWindows<String, Long, Long> reference =
+          builder(new ManualClock(NOW)).resultScope(scope).build();
+      feedBoth(reference);
+      Collector expected = new Collector();
+      reference.drainFinalized(expected);
+      Collector again = new Collector();
+      w.drainFinalized(again);
+      assertThat(again.results).as("%s", scope).isNotEmpty().isEqualTo(expected.results);
+      assertThat(seen.results).containsExactly(expected.results.get(0));
+      assertThat(w.stats().accepted()).isEqualTo(reference.stats().accepted());
+    }
+  }
 }

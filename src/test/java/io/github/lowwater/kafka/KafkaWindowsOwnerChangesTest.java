@@ -332,4 +332,36 @@ class KafkaWindowsOwnerChangesTest {
     }
     return log;
   }
+
+  /**
+   * Found by {@code HandOverModelTest}, and the issue's question "a seed clamped below the previous
+   * owner's watermark, then a crash: can a row be rewritten without a record it held?": yes, in
+   * {@code MERGED}. A restart seeds with the newest written window's end, clamped to {@code wall -
+   * allowedLateness} when the data is ahead of the wall clock. A record of a written window from a
+   * partition whose own checkpoint claims nothing then opened that window again, and the restart
+   * wrote it with that record alone, over the row of the records the other partition's checkpoint
+   * skipped as redelivered.
+   */
+  @Test
+  void mergedAClampedSeedNeverLetsAnotherPartitionsRecordRewriteAWrittenWindow() {
+    clock.jumpWall(Duration.ofMinutes(-40)); // the wall clock is 10 minutes behind the data
+    ConsumerRecord<String, String>[] p0 = log(P0, 1, 2, 7, 8);
+    KafkaWindows<String, Long, Long> a = owner(builder(ResultScope.MERGED, Duration.ZERO), P0, P1);
+    KafkaWindowsTest.feed(a, p0[0], p0[1], p0[2]);
+    clock.advance(Duration.ofMinutes(3));
+    KafkaWindowsTest.feed(a, p0[3]); // P1 has delivered nothing: idle, the watermark is 8 min
+    write(a);
+    assertThat(rows).containsEntry(Arrays.asList(millis(0), null, "a"), 2L);
+    commit(a); // P0 only: P1 never delivered
+    assertThat(group).containsOnlyKeys(P0);
+
+    KafkaWindows<String, Long, Long> b = owner(builder(ResultScope.MERGED, Duration.ZERO), P0, P1);
+    assertThat(b.seedWatermark(millis(5))).as("clamped").isLessThan(millis(5));
+    b.onPoll(fromCommitted(p0), ConsumerRecord::key, r -> 1L);
+    KafkaWindowsTest.feed(b, record(P1, 0, 3, "a")); // a record of [0, 5) from P1
+    b.finishAll();
+    write(b);
+    assertThat(rows).containsEntry(Arrays.asList(millis(0), null, "a"), 2L);
+    assertThat(late).containsExactly("1@0");
+  }
 }

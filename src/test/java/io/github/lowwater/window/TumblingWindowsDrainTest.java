@@ -323,4 +323,69 @@ class TumblingWindowsDrainTest {
         .as("bytes allocated by %d events over %d keys", 5 * keyIndex.length, keyCount)
         .isZero();
   }
+
+  /**
+   * Issue 16: a visitor, or an aggregator's {@code result}, that calls back into the windows it is
+   * emitting would change them under the drain (a nested drain overwrote the ids of the window
+   * being visited). It is refused before anything changes, and the drain then treats the exception
+   * as the visitor's: the window is handed out again, whole, at the next drain.
+   */
+  @Test
+  void aVisitorOrResultThatCallsBackIntoTheWindowsIsRefusedAndTheWindowIsHandedOutAgain() {
+    ManualClock clock = new ManualClock();
+    TumblingWindows<String, Long, Long> windows = windows(Aggregators.sumLong(), clock);
+    windows.add("s", 100, "a", 1L);
+    windows.add("s", 200, "b", 1L);
+    windows.add("s", 2_000, "a", 1L); // [0, 1000) finalized
+    Collector seen = new Collector();
+    ResultVisitor<String, Long> reentrant =
+        (start, end, key, value) -> {
+          seen.visit(start, end, key, value);
+          windows.add("s", 2_100, "c", 1L);
+        };
+    assertThatThrownBy(() -> windows.drainFinalized(reentrant))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("add called from a result visitor");
+    assertThat(seen.results).containsExactly("0..1000 a=1");
+    Collector again = new Collector();
+    assertThat(windows.drainFinalized(again)).isEqualTo(2);
+    assertThat(again.results).containsExactly("0..1000 a=1", "0..1000 b=1");
+    assertThat(windows.stats().accepted()).as("the refused add changed nothing").isEqualTo(3);
+
+    List<TumblingWindows<String, Long, Long>> self = new ArrayList<>();
+    Aggregator<Long, long[], Long> draining =
+        Aggregators.of(
+            () -> new long[1],
+            TumblingWindowsDrainTest::add,
+            a -> (long) self.get(0).drainFinalized((s, e, k, v) -> {}));
+    TumblingWindows<String, Long, Long> nested = windows(draining, clock);
+    self.add(nested);
+    nested.add("s", 100, "a", 1L);
+    nested.add("s", 2_000, "a", 1L);
+    assertThatThrownBy(nested::pollFinalized)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("drainFinalized called from a result visitor");
+    assertThat(nested.stats().finalizedWindows()).isEqualTo(1);
+  }
+
+  /**
+   * Issue 16: docs/design.md says the spare-window pool follows the state down; after a burst of
+   * finalized windows with no window opening afterwards (the stream stops), it kept every window of
+   * the burst for good. A drain now trims it to what is open or waiting, at least four.
+   */
+  @Test
+  void theSparePoolGivesBackABurstsWindowsAtTheNextDrainWhenNoWindowOpens() {
+    ManualClock clock = new ManualClock();
+    TumblingWindows<String, Long, Long> windows = windows(Aggregators.sumLong(), clock);
+    for (long t = 0; t < 12 * SIZE; t += 100) {
+      windows.add("fast", t, "k", 1L);
+    }
+    windows.add("slow", 12 * SIZE, "k", 1L); // 11 windows finalize at once, 2 stay open
+    windows.drainFinalized((s, e, k, v) -> {});
+    assertThat(windows.spareWindows())
+        .as("the burst, kept for the windows that open next")
+        .isEqualTo(11);
+    windows.drainFinalized((s, e, k, v) -> {}); // nothing opened since
+    assertThat(windows.spareWindows()).isEqualTo(4);
+  }
 }
