@@ -91,7 +91,9 @@ import org.slf4j.LoggerFactory;
  * partition has been returned (its watermark at the last {@code pollFinalized()}), its frontier and
  * watermark as of that offset, and how far this owner had read. Write the results of {@code
  * pollFinalized()}, then commit these offsets: the commit never passes a record whose window is not
- * written. Turn off {@code enable.auto.commit}.
+ * written. Turn off {@code enable.auto.commit}. A checkpoint claims only what one owner's history
+ * proves: until a new owner has read through the position its predecessor had read to, it commits
+ * the predecessor's offset and checkpoint unchanged.
  *
  * <p>On revocation or loss the listener commits nothing and drops the partition's state ({@code
  * PER_PARTITION}: its open windows too). Its next owner, or this instance after a restart, starts
@@ -854,8 +856,9 @@ public final class KafkaWindows<K, V, R> {
   /**
    * Returns the consumer group's watermark, as read from the group's committed offsets at most once
    * per {@code groupWatermarkInterval}: the minimum, over every partition of the subscribed topics,
-   * of the partition's watermark as of its committed offset. Every window ending at or before it is
-   * complete: written for every partition by whichever instance owned it. {@link
+   * of the written-through time {@code e} of its committed checkpoint. Every window ending at or
+   * before it is complete: written for every partition by whichever instance owned it. It lags what
+   * is written by up to one commit and one interval; see {@code docs/kafka.md}. {@link
    * WatermarkTracker#NO_WATERMARK} while a partition has never committed a checkpoint, before the
    * first read, or without a consumer. Any thread.
    *

@@ -200,8 +200,7 @@ class KafkaWindowsOwnerChangesTest {
    * {@code skippedRecords()} a second time.
    */
   @Test
-  void
-      mergedReReadingASkippedRecordOfAPartitionGivenBackNeitherMovesTheReadPositionBackNorCountsTwice() {
+  void mergedAGivenBackPartitionsSkippedRecordKeepsTheReadPositionAndCountsOnce() {
     KafkaWindows<String, Long, Long> w =
         builder(ResultScope.MERGED, Duration.ofMinutes(10)).build();
     ConsumerRebalanceListener listener = w.rebalanceListener();
