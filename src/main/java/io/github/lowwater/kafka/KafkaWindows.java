@@ -2,10 +2,12 @@ package io.github.lowwater.kafka;
 
 import io.github.lowwater.CachedClock;
 import io.github.lowwater.Clock;
+import io.github.lowwater.WatermarkStrategy;
 import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.Checks;
 import io.github.lowwater.internal.TimeMath;
 import io.github.lowwater.window.Aggregator;
+import io.github.lowwater.window.FutureEventPolicy;
 import io.github.lowwater.window.ResultVisitor;
 import io.github.lowwater.window.TumblingWindows;
 import io.github.lowwater.window.WindowResult;
@@ -106,11 +108,11 @@ import org.slf4j.LoggerFactory;
  * <h2>Exceptions inside {@code onPoll}</h2>
  *
  * <p>A record is processed whole or not at all: its mapper, the late handler, then the windows. If
- * any of them throws, the exception propagates, the state stays consistent, and (when the builder
- * was given the {@linkplain Builder#consumer consumer}) every partition of the poll is rewound
- * ({@code seek}) to its first record not processed, so the loop may carry on (the next poll retries
- * that record) or stop (the committed offsets never passed an unwritten record). An event-time
- * timer that throws after its record went into the windows counts that record as processed.
+ * any of them throws, the exception propagates, the state stays consistent, and every partition of
+ * the poll is rewound ({@code seek}) to its first record not processed, so the loop may carry on
+ * (the next poll retries that record) or stop (the committed offsets never passed an unwritten
+ * record). An event-time timer that throws after its record went into the windows counts that
+ * record as processed.
  *
  * <h2>Example</h2>
  *
@@ -156,7 +158,7 @@ public final class KafkaWindows<K, V, R> {
 
   private static final TumblingWindows<?, ?, ?>[] NO_WINDOWS = new TumblingWindows<?, ?, ?>[0];
 
-  private final Builder<? super V, R> config;
+  private final KafkaSettings<? super V, R> settings;
   private final ResultScope scope;
   private final CachedClock clock;
   private final Consumer<?, ?> consumer;
@@ -173,7 +175,7 @@ public final class KafkaWindows<K, V, R> {
   /** The alignment, or {@code null} without {@code maxDrift}. */
   private final Alignment alignment;
 
-  /** The group watermark reader, or {@code null} without a consumer. */
+  /** The group watermark reader. */
   private final GroupWatermark groupWatermark;
 
   /** Assigned partitions, in the order they were assigned. */
@@ -233,14 +235,14 @@ public final class KafkaWindows<K, V, R> {
   private volatile long skippedRecords;
   private volatile long quietAdvances;
 
-  private KafkaWindows(Builder<? super V, R> builder) {
-    this.config = builder;
-    this.scope = builder.resultScope();
-    this.clock = new CachedClock(builder.clock != null ? builder.clock : Clock.system());
-    this.consumer = builder.consumer;
-    this.lateRecordHandler = builder.lateRecordHandler;
-    this.quietAdvanceAfterNanos = builder.quietAdvanceAfterNanos();
-    this.quietAdvanceMaxLagMillis = builder.quietAdvanceMaxLagMillis();
+  private KafkaWindows(KafkaSettings<? super V, R> settings) {
+    this.settings = settings;
+    this.scope = settings.scope();
+    this.clock = new CachedClock(settings.clock() != null ? settings.clock() : Clock.system());
+    this.consumer = settings.consumer();
+    this.lateRecordHandler = settings.lateRecordHandler();
+    this.quietAdvanceAfterNanos = settings.quietAdvanceAfterNanos();
+    this.quietAdvanceMaxLagMillis = settings.quietAdvanceMaxLagMillis();
     long now = clock.monotonicNanos();
     if (scope == ResultScope.MERGED) {
       this.merged = newWindows();
@@ -250,26 +252,20 @@ public final class KafkaWindows<K, V, R> {
       this.merged = null;
       this.instanceQuiet = null;
     }
-    if (builder.maxDriftMillis != NO_DRIFT
-        && builder.maxDriftMillis < merged.allowedLatenessMillis()) {
+    long maxDriftMillis = settings.maxDriftMillis();
+    if (maxDriftMillis != NO_DRIFT && maxDriftMillis < merged.allowedLatenessMillis()) {
       throw new IllegalStateException(
           "maxDrift must be >= allowedLateness ("
               + Duration.ofMillis(merged.allowedLatenessMillis())
               + "): "
-              + Duration.ofMillis(builder.maxDriftMillis));
+              + Duration.ofMillis(maxDriftMillis));
     }
-    this.alignment =
-        builder.maxDriftMillis != NO_DRIFT
-            ? new Alignment(builder.consumer, builder.maxDriftMillis)
-            : null;
-    this.groupWatermark =
-        consumer != null
-            ? new GroupWatermark(consumer, builder.groupWatermarkIntervalNanos())
-            : null;
+    this.alignment = maxDriftMillis != NO_DRIFT ? new Alignment(consumer, maxDriftMillis) : null;
+    this.groupWatermark = new GroupWatermark(consumer, settings.groupWatermarkIntervalNanos());
   }
 
   private TumblingWindows<K, V, R> newWindows() {
-    return config.<K, V>newWindows(clock);
+    return settings.<K, V>newWindows(clock);
   }
 
   /**
@@ -368,7 +364,7 @@ public final class KafkaWindows<K, V, R> {
    *
    * <p>If the mapper, the late handler, the aggregator or a timer throws, the exception propagates
    * with the state consistent, and every partition of the poll is rewound to its first record not
-   * processed (when the builder was given the consumer); see the class comment.
+   * processed; see the class comment.
    *
    * @param records the records returned by {@code poll}, possibly none
    * @param mapper maps a record to its event time, key and value
@@ -438,7 +434,11 @@ public final class KafkaWindows<K, V, R> {
     out.reset();
     mapper.map(r, out);
     long offset = r.offset();
-    if (!out.emitted || out.key == null || out.value == null) {
+    if (out.kind == Extracted.TIME || out.kind == Extracted.MARKER) {
+      timeOnly(p, offset, out.kind == Extracted.MARKER, out.eventTimeMillis);
+      return;
+    }
+    if (out.kind != Extracted.EVENT || out.key == null || out.value == null) {
       if (offset >= p.processedBelowOffset) {
         skippedRecords++; // a record of a partition given back was counted the first time
       }
@@ -500,15 +500,32 @@ public final class KafkaWindows<K, V, R> {
   }
 
   /**
+   * A heartbeat or a marker: moves the partition's time and nothing else, whoever reads it, so a
+   * re-read moves the watermark the same way. A timer that throws has seen the record taken.
+   */
+  private void timeOnly(PartitionState<K, V, R> p, long offset, boolean marker, long millis) {
+    extracted.reset();
+    try {
+      if (marker) {
+        p.windows.punctuate(p.source, millis);
+      } else {
+        p.windows.observe(p.source, millis);
+      }
+    } catch (RuntimeException | Error e) {
+      recordTaken = true;
+      p.readPast(offset);
+      throw e;
+    }
+    p.readPast(offset);
+  }
+
+  /**
    * After an exception in {@code failed}: seeks it back to {@code resumeOffset}, its first record
    * not processed, and every partition of the poll after it to its first record (none of theirs was
    * processed).
    */
   private <KR, VR> void rewind(
       ConsumerRecords<KR, VR> records, TopicPartition failed, long resumeOffset) {
-    if (consumer == null) {
-      return;
-    }
     boolean after = false;
     for (TopicPartition tp : records.partitions()) {
       List<ConsumerRecord<KR, VR>> batch = records.records(tp);
@@ -527,7 +544,7 @@ public final class KafkaWindows<K, V, R> {
 
   /** The per-poll work after the records: heartbeats, quiet-period advance, alignment, group. */
   private void afterRecords(long nowNanos) {
-    Set<TopicPartition> paused = consumer != null ? consumer.paused() : Set.of();
+    Set<TopicPartition> paused = consumer.paused();
     for (TopicPartition tp : paused) {
       PartitionState<K, V, R> p = assigned.get(tp);
       if (p != null) {
@@ -562,9 +579,7 @@ public final class KafkaWindows<K, V, R> {
         }
       }
     }
-    if (groupWatermark != null) {
-      groupWatermark.maybeRefresh(nowNanos);
-    }
+    groupWatermark.maybeRefresh(nowNanos);
   }
 
   /** Whether a partition has records its previous owner read and this instance has not yet. */
@@ -860,12 +875,12 @@ public final class KafkaWindows<K, V, R> {
    * before it is complete: written for every partition by whichever instance owned it. It lags what
    * is written by up to one commit and one interval; see {@code docs/kafka.md}. {@link
    * WatermarkTracker#NO_WATERMARK} while a partition has never committed a checkpoint, before the
-   * first read, or without a consumer. Any thread.
+   * first read. Any thread.
    *
    * @return the group watermark in epoch milliseconds, or {@link WatermarkTracker#NO_WATERMARK}
    */
   public long groupWatermark() {
-    return groupWatermark != null ? groupWatermark.value() : WatermarkTracker.NO_WATERMARK;
+    return groupWatermark.value();
   }
 
   /**
@@ -1105,11 +1120,8 @@ public final class KafkaWindows<K, V, R> {
     return p;
   }
 
-  /** The committed offsets of {@code partitions} (absent: none); none without a consumer. */
+  /** The committed offsets of {@code partitions} (absent: none). */
   private Map<TopicPartition, OffsetAndMetadata> readCommitted(List<TopicPartition> partitions) {
-    if (consumer == null) {
-      return Map.of();
-    }
     Map<TopicPartition, OffsetAndMetadata> committed =
         consumer.committed(new HashSet<>(partitions));
     Map<TopicPartition, OffsetAndMetadata> present = new HashMap<>();
@@ -1208,23 +1220,42 @@ public final class KafkaWindows<K, V, R> {
 
   /** The mapper's output for one record. */
   private final class Extracted implements RecordMapper.Output<K, V> {
-    boolean emitted;
+    static final int NOTHING = 0;
+    static final int EVENT = 1;
+    static final int TIME = 2;
+    static final int MARKER = 3;
+
+    int kind;
     long eventTimeMillis;
     K key;
     V value;
 
     void reset() {
-      emitted = false;
+      kind = NOTHING;
       key = null;
       value = null;
     }
 
     @Override
     public void emit(long eventTimeMillis, K key, V value) {
-      this.emitted = true;
+      this.kind = EVENT;
       this.eventTimeMillis = eventTimeMillis;
       this.key = key;
       this.value = value;
+    }
+
+    @Override
+    public void observe(long eventTimeMillis) {
+      reset();
+      this.kind = TIME;
+      this.eventTimeMillis = eventTimeMillis;
+    }
+
+    @Override
+    public void punctuate(long watermarkMillis) {
+      reset();
+      this.kind = MARKER;
+      this.eventTimeMillis = watermarkMillis;
     }
   }
 
@@ -1282,6 +1313,9 @@ public final class KafkaWindows<K, V, R> {
     private Duration allowedLateness;
     private Duration idleTimeout;
     private Clock clock;
+    private WatermarkStrategy strategy;
+    private Duration maxFutureSkew;
+    private FutureEventPolicy futureEventPolicy;
     private LateRecordHandler lateRecordHandler;
     private ResultScope resultScope;
     private long groupWatermarkIntervalNanos = -1;
@@ -1346,6 +1380,63 @@ public final class KafkaWindows<K, V, R> {
     }
 
     /**
+     * Sets the watermark strategy of every partition's windows; see {@link
+     * TumblingWindows.Builder#strategy}. Default {@link
+     * WatermarkStrategy#BOUNDED_OUT_OF_ORDERNESS}. With {@link WatermarkStrategy#PUNCTUATED}, only
+     * marker records move the watermark: the mapper declares them with {@link
+     * RecordMapper.Output#punctuate}.
+     *
+     * @param strategy the strategy
+     * @return this builder
+     * @throws NullPointerException if {@code strategy} is null
+     * @throws IllegalStateException if the strategy was already set
+     */
+    public Builder<V, R> strategy(WatermarkStrategy strategy) {
+      Objects.requireNonNull(strategy, "strategy");
+      Checks.requireUnset(this.strategy == null, "strategy", this.strategy);
+      this.strategy = strategy;
+      return this;
+    }
+
+    /**
+     * Turns on the future-timestamp guard of every partition's windows; see {@link
+     * TumblingWindows.Builder#maxFutureSkew}: a record more than {@code maxFutureSkew} ahead of the
+     * wall clock does not move its partition's frontier (one device with a fast clock cannot make
+     * the in-order records after it late), is counted ({@code lowwater.events.future}), and is
+     * handled by the {@link #futureEventPolicy policy}. Off by default.
+     *
+     * @param maxFutureSkew how far ahead of the wall clock a record may be, {@code >= 0}
+     * @return this builder
+     * @throws NullPointerException if {@code maxFutureSkew} is null
+     * @throws IllegalArgumentException if {@code maxFutureSkew} is negative
+     * @throws IllegalStateException if the guard was already set
+     */
+    public Builder<V, R> maxFutureSkew(Duration maxFutureSkew) {
+      Checks.requireNonNegative(maxFutureSkew, "maxFutureSkew");
+      Checks.requireUnset(this.maxFutureSkew == null, "maxFutureSkew", this.maxFutureSkew);
+      this.maxFutureSkew = maxFutureSkew;
+      return this;
+    }
+
+    /**
+     * Sets what happens to a record beyond the future-timestamp guard; see {@link
+     * TumblingWindows.Builder#futureEventPolicy}. Default {@link FutureEventPolicy#ACCEPT}. Has no
+     * effect without {@link #maxFutureSkew(Duration)}.
+     *
+     * @param futureEventPolicy the policy
+     * @return this builder
+     * @throws NullPointerException if {@code futureEventPolicy} is null
+     * @throws IllegalStateException if the policy was already set
+     */
+    public Builder<V, R> futureEventPolicy(FutureEventPolicy futureEventPolicy) {
+      Objects.requireNonNull(futureEventPolicy, "futureEventPolicy");
+      Checks.requireUnset(
+          this.futureEventPolicy == null, "futureEventPolicy", this.futureEventPolicy);
+      this.futureEventPolicy = futureEventPolicy;
+      return this;
+    }
+
+    /**
      * Sets the handler of the records that do not go into a window: the truly late ones and the
      * redelivered ones, told apart by {@link LateRecordHandler.Reason}. Without one, both are only
      * counted ({@code stats().late()}, {@link KafkaWindows#redeliveredRecords()}).
@@ -1402,8 +1493,11 @@ public final class KafkaWindows<K, V, R> {
     }
 
     /**
-     * Sets the consumer, which the alignment pauses and resumes and whose paused partitions get
-     * heartbeats. Required with {@link #maxDrift}.
+     * Sets the consumer the loop polls. Required: the driver reads each assigned partition's
+     * checkpoint from its committed offsets (without it a restart would start every partition empty
+     * and overwrite written rows with partial values), rewinds it after an exception in {@code
+     * onPoll}, gives its paused partitions heartbeats, reads the group watermark from it, and, with
+     * {@link #maxDrift}, pauses and resumes its partitions. Only the polling thread calls it.
      *
      * @param consumer the consumer the loop polls
      * @return this builder
@@ -1482,40 +1576,47 @@ public final class KafkaWindows<K, V, R> {
     }
 
     /**
-     * Builds the driver, with no partition assigned and no watermark.
+     * Builds the driver, with no partition assigned and no watermark. The options are copied: a
+     * change to this builder afterwards changes nothing in the driver.
      *
      * @param <K> the window key type
      * @param <W> the value type: the builder's, or a subtype (a {@code count()} counts any values);
      *     both are inferred from the assignment, {@code count()} included
      * @return a new driver
-     * @throws IllegalStateException if {@code maxDrift} is set without a consumer, with {@link
-     *     ResultScope#PER_PARTITION}, or shorter than the allowed lateness
+     * @throws IllegalStateException if the {@link #consumer consumer} is not set, or {@code
+     *     maxDrift} is set with {@link ResultScope#PER_PARTITION} or shorter than the allowed
+     *     lateness
      */
     public <K, W extends V> KafkaWindows<K, W, R> build() {
-      if (maxDriftMillis != NO_DRIFT) {
-        if (resultScope() != ResultScope.MERGED) {
-          throw new IllegalStateException(
-              "maxDrift needs resultScope(MERGED): per-partition windows close on their own"
-                  + " partition's watermark and never wait for a slower partition");
-        }
-        if (consumer == null) {
-          throw new IllegalStateException("maxDrift needs the consumer: set consumer(...)");
-        }
+      if (consumer == null) {
+        throw new IllegalStateException(
+            "consumer is required: set consumer(...) to the consumer the loop polls; the"
+                + " windows read each partition's checkpoint from its committed offsets, and"
+                + " without it a restart overwrites written rows with partial values");
       }
-      return new KafkaWindows<K, W, R>(this); // checks maxDrift against the allowed lateness
-    }
-
-    /** The window options the driver builds each set of windows from, over its cached clock. */
-    <K, W extends V> TumblingWindows<K, W, R> newWindows(Clock cachedClock) {
-      TumblingWindows.Builder<V, R> wb =
-          TumblingWindows.<V, R>builder(size, aggregator).clock(cachedClock);
-      if (allowedLateness != null) {
-        wb.allowedLateness(allowedLateness);
+      if (maxDriftMillis != NO_DRIFT && resultScope() != ResultScope.MERGED) {
+        throw new IllegalStateException(
+            "maxDrift needs resultScope(MERGED): per-partition windows close on their own"
+                + " partition's watermark and never wait for a slower partition");
       }
-      if (idleTimeout != null) {
-        wb.idleTimeout(idleTimeout);
-      }
-      return wb.<K, W>build();
+      KafkaSettings<V, R> settings =
+          new KafkaSettings<>(
+              size,
+              aggregator,
+              allowedLateness,
+              idleTimeout,
+              clock,
+              strategy,
+              maxFutureSkew,
+              futureEventPolicy,
+              lateRecordHandler,
+              resultScope(),
+              groupWatermarkIntervalNanos(),
+              consumer,
+              maxDriftMillis,
+              quietAdvanceAfterNanos(),
+              quietAdvanceMaxLagMillis());
+      return new KafkaWindows<K, W, R>(settings); // checks maxDrift against the allowed lateness
     }
 
     private ResultScope resultScope() {

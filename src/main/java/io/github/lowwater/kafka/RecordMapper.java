@@ -23,10 +23,11 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 public interface RecordMapper<KR, VR, K, V> {
 
   /**
-   * Maps a record: call {@code out.emit(...)} once. Not calling it, or emitting a {@code null} key
-   * or value, skips the record (counted in {@link KafkaWindows#skippedRecords()}; its partition
-   * still counts as active). An exception skips nothing: the record counts as not processed and the
-   * consumer is rewound to it (see {@link KafkaWindows#onPoll}).
+   * Maps a record: call one of {@code out.emit(...)}, {@code out.observe(...)} or {@code
+   * out.punctuate(...)} once (if several, the last one counts). Not calling any, or emitting a
+   * {@code null} key or value, skips the record (counted in {@link KafkaWindows#skippedRecords()};
+   * its partition still counts as active). An exception skips nothing: the record counts as not
+   * processed and the consumer is rewound to it (see {@link KafkaWindows#onPoll}).
    *
    * @param record the record
    * @param out where the event time, key and value go
@@ -48,5 +49,29 @@ public interface RecordMapper<KR, VR, K, V> {
      * @param value the value; {@code null} skips the record
      */
     void emit(long eventTimeMillis, K key, V value);
+
+    /**
+     * Declares the record time-only, such as a heartbeat: its event time moves its partition's
+     * frontier, and so the watermark, exactly as an event at that time would, but it goes into no
+     * window and is counted neither as late, redelivered nor skipped. A new owner that reads it
+     * again moves the watermark the same way. Under {@link
+     * io.github.lowwater.WatermarkStrategy#PUNCTUATED} an event time does not move the watermark:
+     * use {@link #punctuate}.
+     *
+     * @param eventTimeMillis the record's event time in epoch milliseconds
+     */
+    void observe(long eventTimeMillis);
+
+    /**
+     * Declares the record a watermark marker of its partition (the producer vouches that none of
+     * the partition's later records is older): the partition's contribution to the watermark rises
+     * to {@code watermarkMillis}, with no lateness subtracted, as {@link
+     * io.github.lowwater.window.TumblingWindows#punctuate} does. For {@link
+     * io.github.lowwater.WatermarkStrategy#PUNCTUATED}, where only markers move the watermark; the
+     * record goes into no window.
+     *
+     * @param watermarkMillis the partition's watermark as of this record, epoch milliseconds
+     */
+    void punctuate(long watermarkMillis);
   }
 }

@@ -431,6 +431,7 @@ class HandOverModelTest {
               .clock(new ManualClock(T0))
               .lateRecordHandler(
                   (r, reason, t, end, wm) -> late.add(Long.parseLong((String) r.value())))
+              .consumer(new MockConsumer<>("earliest"))
               .build();
       List<ConsumerRecord<String, String>> all = new ArrayList<>();
       trace.log.forEach(all::addAll);

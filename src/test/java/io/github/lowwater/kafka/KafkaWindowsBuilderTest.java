@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -73,6 +74,7 @@ class KafkaWindowsBuilderTest {
     KafkaWindows<String, Long, Long> windows =
         KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.count())
             .clock(new ManualClock())
+            .consumer(new MockConsumer<>("earliest"))
             .build();
     TopicPartition p0 = new TopicPartition("t", 0);
     windows.onPoll(
@@ -83,7 +85,8 @@ class KafkaWindowsBuilderTest {
 
   @Test
   void perPartitionIsTheDefaultScope() {
-    assertThat(builder().build().resultScope()).isEqualTo(ResultScope.PER_PARTITION);
+    assertThat(builder().consumer(new MockConsumer<>("earliest")).build().resultScope())
+        .isEqualTo(ResultScope.PER_PARTITION);
   }
 
   @Test
@@ -143,6 +146,7 @@ class KafkaWindowsBuilderTest {
             .resultScope(ResultScope.MERGED)
             .allowedLateness(Duration.ZERO)
             .clock(clock)
+            .consumer(new MockConsumer<>("earliest"))
             .build();
     TopicPartition p0 = new TopicPartition("t", 0);
     TopicPartition p1 = new TopicPartition("t", 1);
@@ -176,6 +180,7 @@ class KafkaWindowsBuilderTest {
             .resultScope(ResultScope.MERGED)
             .allowedLateness(Duration.ZERO)
             .clock(clock)
+            .consumer(new MockConsumer<>("earliest"))
             .build();
     TopicPartition slow = new TopicPartition("t", 0);
     TopicPartition fast = new TopicPartition("t", 1);
@@ -195,7 +200,11 @@ class KafkaWindowsBuilderTest {
   void recordsWithoutAKeyOrValueAreCountedAsSkippedNotDropped() {
     ManualClock clock = new ManualClock();
     KafkaWindows<String, Long, Long> windows =
-        builder().allowedLateness(Duration.ZERO).clock(clock).build();
+        builder()
+            .allowedLateness(Duration.ZERO)
+            .clock(clock)
+            .consumer(new MockConsumer<>("earliest"))
+            .build();
     TopicPartition p0 = new TopicPartition("t", 0);
     windows.onPoll(
         records(record(p0, 0, 1_000), record(p0, 1, 2_000), record(p0, 2, 3_000)),

@@ -16,6 +16,7 @@ import io.github.lowwater.window.WindowResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -54,9 +55,15 @@ class KafkaWindowsDrainTest {
   void drainingHandsOverWhatPollingReturnsInBothScopes() {
     for (ResultScope scope : ResultScope.values()) {
       KafkaWindows<String, Long, Long> polled =
-          builder(new ManualClock(NOW)).resultScope(scope).build();
+          builder(new ManualClock(NOW))
+              .resultScope(scope)
+              .consumer(new MockConsumer<>("earliest"))
+              .build();
       KafkaWindows<String, Long, Long> drained =
-          builder(new ManualClock(NOW)).resultScope(scope).build();
+          builder(new ManualClock(NOW))
+              .resultScope(scope)
+              .consumer(new MockConsumer<>("earliest"))
+              .build();
       feedBoth(polled);
       feedBoth(drained);
       List<WindowResult<String, Long>> expected = polled.pollFinalized();
@@ -71,7 +78,8 @@ class KafkaWindowsDrainTest {
 
   @Test
   void aThrowingVisitorHoldsBackTheCommitOfThePartitionItWasVisiting() {
-    KafkaWindows<String, Long, Long> windows = builder(new ManualClock(NOW)).build();
+    KafkaWindows<String, Long, Long> windows =
+        builder(new ManualClock(NOW)).consumer(new MockConsumer<>("earliest")).build();
     feedBoth(windows);
     Map<TopicPartition, Long> before =
         KafkaWindowsBuilderTest.offsets(windows.committableOffsets());
@@ -105,7 +113,11 @@ class KafkaWindowsDrainTest {
   @Test
   void aVisitorThatCallsBackIntoTheWindowsIsRefusedAndTheNextDrainHandsOutTheSameResults() {
     for (ResultScope scope : ResultScope.values()) {
-      KafkaWindows<String, Long, Long> w = builder(new ManualClock(NOW)).resultScope(scope).build();
+      KafkaWindows<String, Long, Long> w =
+          builder(new ManualClock(NOW))
+              .resultScope(scope)
+              .consumer(new MockConsumer<>("earliest"))
+              .build();
       feedBoth(w);
       Collector seen = new Collector();
       PartitionResultVisitor<String, Long> reentrant =
@@ -121,7 +133,10 @@ class KafkaWindowsDrainTest {
           .isInstanceOf(IllegalStateException.class)
           .hasMessageStartingWith("onPoll called from a result visitor");
       KafkaWindows<String, Long, Long> reference =
-          builder(new ManualClock(NOW)).resultScope(scope).build();
+          builder(new ManualClock(NOW))
+              .resultScope(scope)
+              .consumer(new MockConsumer<>("earliest"))
+              .build();
       feedBoth(reference);
       Collector expected = new Collector();
       reference.drainFinalized(expected);

@@ -100,7 +100,10 @@ class KafkaWindowsHandOverEdgesTest {
   @Test
   void mergedRevokeAndReassignOfTheSamePartitionDoesNotCountItsRecordsTwice() {
     KafkaWindows<String, Long, Long> w =
-        windows(Duration.ZERO).resultScope(ResultScope.MERGED).build();
+        windows(Duration.ZERO)
+            .resultScope(ResultScope.MERGED)
+            .consumer(new MockConsumer<>("earliest"))
+            .build();
     ConsumerRebalanceListener listener = w.rebalanceListener();
     long t = millis(0);
     listener.onPartitionsAssigned(List.of(P0));
@@ -193,7 +196,8 @@ class KafkaWindowsHandOverEdgesTest {
    */
   @Test
   void statsFromAnotherThreadNeverCountsARevokedPartitionTwice() throws Exception {
-    KafkaWindows<String, Long, Long> w = windows(Duration.ZERO).build();
+    KafkaWindows<String, Long, Long> w =
+        windows(Duration.ZERO).consumer(new MockConsumer<>("earliest")).build();
     ConsumerRebalanceListener listener = w.rebalanceListener();
     List<TopicPartition> parts = new ArrayList<>();
     for (int i = 0; i < 16; i++) {

@@ -202,7 +202,9 @@ class KafkaWindowsOwnerChangesTest {
   @Test
   void mergedAGivenBackPartitionsSkippedRecordKeepsTheReadPositionAndCountsOnce() {
     KafkaWindows<String, Long, Long> w =
-        builder(ResultScope.MERGED, Duration.ofMinutes(10)).build();
+        builder(ResultScope.MERGED, Duration.ofMinutes(10))
+            .consumer(new MockConsumer<>("earliest"))
+            .build();
     ConsumerRebalanceListener listener = w.rebalanceListener();
     listener.onPartitionsAssigned(List.of(P0));
     ConsumerRecord<String, String> noKey = record(P0, 2, 3, null);
@@ -259,7 +261,8 @@ class KafkaWindowsOwnerChangesTest {
    */
   @Test
   void mergedAPartitionAssignedAfterFinishAllClaimsNoWindow() {
-    KafkaWindows<String, Long, Long> w = builder(ResultScope.MERGED, Duration.ZERO).build();
+    KafkaWindows<String, Long, Long> w =
+        builder(ResultScope.MERGED, Duration.ZERO).consumer(new MockConsumer<>("earliest")).build();
     ConsumerRebalanceListener listener = w.rebalanceListener();
     listener.onPartitionsAssigned(List.of(P0));
     KafkaWindowsTest.feed(w, record(P0, 0, 1, "a"));
@@ -282,6 +285,7 @@ class KafkaWindowsOwnerChangesTest {
         KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.sumLong())
             .idleTimeout(Duration.ofMinutes(2))
             .clock(clock)
+            .consumer(new MockConsumer<>("earliest"))
             .build();
     w.rebalanceListener().onPartitionsAssigned(List.of(P0, P1));
     for (int minute = 0; minute < 10; minute++) {

@@ -79,7 +79,8 @@ class KafkaWindowsTest {
   @Test
   void aPartitionsWindowClosesOnItsOwnWatermarkWhateverTheSlowerPartitionsDo() {
     ManualClock clock = new ManualClock(NOW);
-    KafkaWindows<String, Long, Long> windows = builder(clock).build();
+    KafkaWindows<String, Long, Long> windows =
+        builder(clock).consumer(new MockConsumer<>("earliest")).build();
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0, P1));
     feed(windows, record(P0, 0, T + MINUTE), record(P0, 1, T + 6 * MINUTE));
     feed(windows, record(P1, 0, T + 2 * MINUTE));
@@ -99,9 +100,13 @@ class KafkaWindowsTest {
   @Test
   void aLaggingPartitionHandedToARunningInstanceIsNotLate() {
     ManualClock clock = new ManualClock(NOW);
-    KafkaWindows<String, Long, Long> perPartition = builder(clock).build();
+    KafkaWindows<String, Long, Long> perPartition =
+        builder(clock).consumer(new MockConsumer<>("earliest")).build();
     KafkaWindows<String, Long, Long> merged =
-        builder(clock).resultScope(ResultScope.MERGED).build();
+        builder(clock)
+            .resultScope(ResultScope.MERGED)
+            .consumer(new MockConsumer<>("earliest"))
+            .build();
     for (KafkaWindows<String, Long, Long> w : List.of(perPartition, merged)) {
       w.rebalanceListener().onPartitionsAssigned(List.of(P0));
       feed(w, record(P0, 0, T + 60 * MINUTE));
@@ -116,7 +121,8 @@ class KafkaWindowsTest {
   @Test
   void aRevokedPartitionsOpenWindowsAreDroppedNotEmitted() {
     ManualClock clock = new ManualClock(NOW);
-    KafkaWindows<String, Long, Long> windows = builder(clock).build();
+    KafkaWindows<String, Long, Long> windows =
+        builder(clock).consumer(new MockConsumer<>("earliest")).build();
     ConsumerRebalanceListener listener = windows.rebalanceListener();
     listener.onPartitionsAssigned(List.of(P0, P1));
     feed(windows, record(P0, 0, T + MINUTE), record(P1, 0, T + MINUTE));
@@ -132,7 +138,8 @@ class KafkaWindowsTest {
   @Test
   void metricsReadingsComeFromTheLastPollAndFollowTheAssignment() throws Exception {
     ManualClock clock = new ManualClock(NOW);
-    KafkaWindows<String, Long, Long> windows = builder(clock).build();
+    KafkaWindows<String, Long, Long> windows =
+        builder(clock).consumer(new MockConsumer<>("earliest")).build();
     ConsumerRebalanceListener listener = windows.rebalanceListener();
     listener.onPartitionsAssigned(List.of(P0, P1));
     assertThat(windows.partitions()).containsExactly(P0, P1);
@@ -160,7 +167,10 @@ class KafkaWindowsTest {
   void aSilentPartitionClosesItsLastWindowThroughItsOwnQuietAdvance() {
     ManualClock clock = new ManualClock(NOW);
     KafkaWindows<String, Long, Long> windows =
-        builder(clock, Duration.ofMinutes(1)).quietAdvanceAfter(Duration.ofSeconds(90)).build();
+        builder(clock, Duration.ofMinutes(1))
+            .quietAdvanceAfter(Duration.ofSeconds(90))
+            .consumer(new MockConsumer<>("earliest"))
+            .build();
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0, P1));
     feed(windows, record(P0, 0, T), record(P1, 0, T));
     long offset = 1;
@@ -193,7 +203,10 @@ class KafkaWindowsTest {
   void aSlowJoinDoesNotAdvanceTheWatermarkBeforeTheFirstRecord() {
     ManualClock clock = new ManualClock(NOW);
     KafkaWindows<String, Long, Long> windows =
-        builder(clock, Duration.ofMinutes(1)).resultScope(ResultScope.MERGED).build();
+        builder(clock, Duration.ofMinutes(1))
+            .resultScope(ResultScope.MERGED)
+            .consumer(new MockConsumer<>("earliest"))
+            .build();
     windows.seedWatermark(T - 30 * MINUTE); // the sink's newest window
     clock.advance(Duration.ofSeconds(100)); // the group join takes 100 s
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
@@ -214,7 +227,10 @@ class KafkaWindowsTest {
   void aSeedAfterRecordsDoesNotLetTheCommitSkipAnUnreturnedWindow() {
     ManualClock clock = new ManualClock(NOW);
     KafkaWindows<String, Long, Long> windows =
-        builder(clock).resultScope(ResultScope.MERGED).build();
+        builder(clock)
+            .resultScope(ResultScope.MERGED)
+            .consumer(new MockConsumer<>("earliest"))
+            .build();
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
     feed(windows, record(P0, 5, T - 20 * MINUTE));
     windows.seedWatermark(T - 10 * MINUTE);
@@ -226,7 +242,8 @@ class KafkaWindowsTest {
   @Test
   void theCommittedMetadataIsTheCheckpointAsOfTheCommittedOffset() {
     ManualClock clock = new ManualClock(NOW);
-    KafkaWindows<String, Long, Long> windows = builder(clock, Duration.ofMinutes(1)).build();
+    KafkaWindows<String, Long, Long> windows =
+        builder(clock, Duration.ofMinutes(1)).consumer(new MockConsumer<>("earliest")).build();
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
     feed(windows, record(P0, 0, T + MINUTE), record(P0, 1, T + 7 * MINUTE));
     feed(windows, record(P0, 2, T + 11 * MINUTE)); // closes [T, T+5) and [T+5, T+10)
@@ -390,6 +407,7 @@ class KafkaWindowsTest {
                     }))
             .allowedLateness(Duration.ZERO)
             .clock(clock)
+            .consumer(new MockConsumer<>("earliest"))
             .build();
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0, P1));
     feed(windows, record(P0, 0, T), record(P0, 1, T + 6 * MINUTE)); // P0 closes a window of 1
@@ -422,6 +440,7 @@ class KafkaWindowsTest {
               .allowedLateness(ChronoUnit.FOREVER.getDuration())
               .resultScope(scope)
               .clock(clock)
+              .consumer(new MockConsumer<>("earliest"))
               .build();
       windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
       feed(windows, record(P0, 0, Long.MIN_VALUE), record(P0, 1, T), record(P0, 2, Long.MAX_VALUE));
@@ -439,7 +458,8 @@ class KafkaWindowsTest {
   @Test
   void afterFinishAllTheCheckpointClaimsNoWindowNewerThanTheNewestWithRecords() {
     ManualClock clock = new ManualClock(NOW);
-    KafkaWindows<String, Long, Long> windows = builder(clock).build();
+    KafkaWindows<String, Long, Long> windows =
+        builder(clock).consumer(new MockConsumer<>("earliest")).build();
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
     feed(windows, record(P0, 0, T + MINUTE));
     windows.finishAll();

@@ -59,7 +59,8 @@ class KafkaWindowsMetricsTest {
 
   @Test
   void bindsTheInstanceAndPartitionMetersWithTheirUnitsTagsAndValues() {
-    KafkaWindows<String, Long, Long> windows = builder(Duration.ZERO).build();
+    KafkaWindows<String, Long, Long> windows =
+        builder(Duration.ZERO).consumer(new MockConsumer<>("earliest")).build();
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0, P1));
     new KafkaWindowsMetrics(windows, GROUP, clock).bindTo(registry);
     assertThat(describe(registry))
@@ -140,7 +141,8 @@ class KafkaWindowsMetricsTest {
 
   @Test
   void aPartitionThatLeavesLosesItsMetersAtTheNextRefresh() {
-    KafkaWindows<String, Long, Long> windows = builder(Duration.ZERO).build();
+    KafkaWindows<String, Long, Long> windows =
+        builder(Duration.ZERO).consumer(new MockConsumer<>("earliest")).build();
     ConsumerRebalanceListener listener = windows.rebalanceListener();
     listener.onPartitionsAssigned(List.of(P0, P1));
     KafkaWindowsMetrics metrics = new KafkaWindowsMetrics(windows, GROUP, clock);
@@ -179,7 +181,8 @@ class KafkaWindowsMetricsTest {
 
   @Test
   void aRefreshBeforeBindingRegistersTheKnownPartitionsOnBind() {
-    KafkaWindows<String, Long, Long> windows = builder(Duration.ZERO).build();
+    KafkaWindows<String, Long, Long> windows =
+        builder(Duration.ZERO).consumer(new MockConsumer<>("earliest")).build();
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
     KafkaWindowsMetrics metrics = new KafkaWindowsMetrics(windows, GROUP, clock);
     metrics.refresh();
@@ -190,7 +193,8 @@ class KafkaWindowsMetricsTest {
 
   @Test
   void bindingAgainRefreshesAndACloseThenBindRegistersEveryMeterAgain() {
-    KafkaWindows<String, Long, Long> windows = builder(Duration.ZERO).build();
+    KafkaWindows<String, Long, Long> windows =
+        builder(Duration.ZERO).consumer(new MockConsumer<>("earliest")).build();
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
     KafkaWindowsMetrics metrics = new KafkaWindowsMetrics(windows, GROUP, clock);
     metrics.bindTo(registry);
@@ -208,7 +212,10 @@ class KafkaWindowsMetricsTest {
   @Test
   void theQuietPeriodAdvanceIsCounted() {
     KafkaWindows<String, Long, Long> windows =
-        builder(Duration.ofMinutes(1)).quietAdvanceAfter(Duration.ofSeconds(90)).build();
+        builder(Duration.ofMinutes(1))
+            .quietAdvanceAfter(Duration.ofSeconds(90))
+            .consumer(new MockConsumer<>("earliest"))
+            .build();
     KafkaWindowsMetrics metrics = new KafkaWindowsMetrics(windows, GROUP, clock);
     metrics.bindTo(registry);
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
@@ -249,7 +256,8 @@ class KafkaWindowsMetricsTest {
    */
   @Test
   void recordsOfAWindowThePreviousOwnerWroteAreCountedAsRedelivered() {
-    KafkaWindows<String, Long, Long> first = builder(Duration.ofMinutes(2)).build();
+    KafkaWindows<String, Long, Long> first =
+        builder(Duration.ofMinutes(2)).consumer(new MockConsumer<>("earliest")).build();
     first.rebalanceListener().onPartitionsAssigned(List.of(P0));
     feed(
         first,
@@ -285,7 +293,8 @@ class KafkaWindowsMetricsTest {
 
   @Test
   void tagsThatTheMetersAddAreRejected() {
-    KafkaWindows<String, Long, Long> windows = builder(Duration.ZERO).build();
+    KafkaWindows<String, Long, Long> windows =
+        builder(Duration.ZERO).consumer(new MockConsumer<>("earliest")).build();
     assertThatThrownBy(() -> new KafkaWindowsMetrics(windows, Tags.of("partition", "x")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("partition");

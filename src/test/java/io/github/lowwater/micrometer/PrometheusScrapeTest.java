@@ -18,6 +18,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.MockConsumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,6 +35,7 @@ class PrometheusScrapeTest {
         KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.sumLong())
             .allowedLateness(Duration.ZERO)
             .clock(clock)
+            .consumer(new MockConsumer<>("earliest"))
             .build();
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0, P1));
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);

@@ -337,6 +337,9 @@ public final class EndToEnd {
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+    // A group of its own per pass, never committed to: KafkaWindows reads the (absent) committed
+    // checkpoints at assignment and the group watermark every 10 s, as in a real consumer.
+    props.put(ConsumerConfig.GROUP_ID_CONFIG, clientId);
     props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
     props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, LongDeserializer.class.getName());
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -427,6 +430,7 @@ public final class EndToEnd {
         KafkaWindows.builder(WINDOW_SIZE, Aggregators.sumLong())
             .allowedLateness(ALLOWED_LATENESS)
             .resultScope(ResultScope.PER_PARTITION)
+            .consumer(consumer)
             .build();
     long records = 0;
     Checksum checksum = new Checksum();

@@ -1,0 +1,63 @@
+package io.github.lowwater.kafka;
+
+import io.github.lowwater.Clock;
+import io.github.lowwater.WatermarkStrategy;
+import io.github.lowwater.window.Aggregator;
+import io.github.lowwater.window.FutureEventPolicy;
+import io.github.lowwater.window.TumblingWindows;
+import java.time.Duration;
+import org.apache.kafka.clients.consumer.Consumer;
+
+/**
+ * What {@link KafkaWindows.Builder#build()} fixed, copied out of the builder: a builder changed
+ * after {@code build()} changes nothing in the driver it built, partitions assigned later included.
+ * Immutable; the options left unset are {@code null} (or a negative sentinel) and take the core's
+ * defaults when each partition's windows are built.
+ *
+ * @param <V> the value type
+ * @param <R> the result type
+ */
+record KafkaSettings<V, R>(
+    Duration size,
+    Aggregator<? super V, ?, R> aggregator,
+    Duration allowedLateness,
+    Duration idleTimeout,
+    Clock clock,
+    WatermarkStrategy strategy,
+    Duration maxFutureSkew,
+    FutureEventPolicy futureEventPolicy,
+    LateRecordHandler lateRecordHandler,
+    ResultScope scope,
+    long groupWatermarkIntervalNanos,
+    Consumer<?, ?> consumer,
+    long maxDriftMillis,
+    long quietAdvanceAfterNanos,
+    long quietAdvanceMaxLagMillis) {
+
+  /**
+   * Builds one set of windows (a partition's, or the merged ones) over the driver's cached clock.
+   *
+   * @param cachedClock the clock read once per poll
+   * @return new windows with these options
+   */
+  <K, W extends V> TumblingWindows<K, W, R> newWindows(Clock cachedClock) {
+    TumblingWindows.Builder<V, R> wb =
+        TumblingWindows.<V, R>builder(size, aggregator).clock(cachedClock);
+    if (allowedLateness != null) {
+      wb.allowedLateness(allowedLateness);
+    }
+    if (idleTimeout != null) {
+      wb.idleTimeout(idleTimeout);
+    }
+    if (strategy != null) {
+      wb.strategy(strategy);
+    }
+    if (maxFutureSkew != null) {
+      wb.maxFutureSkew(maxFutureSkew);
+    }
+    if (futureEventPolicy != null) {
+      wb.futureEventPolicy(futureEventPolicy);
+    }
+    return wb.<K, W>build();
+  }
+}
