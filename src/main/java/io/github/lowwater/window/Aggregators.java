@@ -2,6 +2,7 @@ package io.github.lowwater.window;
 
 import java.util.Objects;
 import java.util.function.BiFunction;
+import java.util.function.BinaryOperator;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -69,25 +70,78 @@ public final class Aggregators {
    */
   public static <V, A, R> Aggregator<V, A, R> of(
       Supplier<A> create, BiFunction<A, ? super V, A> add, Function<? super A, R> result) {
-    Objects.requireNonNull(create, "create");
-    Objects.requireNonNull(add, "add");
-    Objects.requireNonNull(result, "result");
-    return new Aggregator<>() {
-      @Override
-      public A create() {
-        return create.get();
-      }
+    return new Functions<>(create, add, result);
+  }
 
-      @Override
-      public A add(A accumulator, V value) {
-        return add.apply(accumulator, value);
-      }
+  /**
+   * Returns an aggregator from four functions, one that merges: what hopping and session windows
+   * need ({@link Aggregator#merge}).
+   *
+   * @param create creates an empty accumulator
+   * @param add adds a value to an accumulator and returns the accumulator to keep
+   * @param merge combines two accumulators of one key, leaving the second as it was, and returns
+   *     the accumulator to keep
+   * @param result computes the result of an accumulator
+   * @param <V> the value type
+   * @param <A> the accumulator type
+   * @param <R> the result type
+   * @return the aggregator
+   * @throws NullPointerException if a function is null
+   */
+  public static <V, A, R> Aggregator<V, A, R> of(
+      Supplier<A> create,
+      BiFunction<A, ? super V, A> add,
+      BinaryOperator<A> merge,
+      Function<? super A, R> result) {
+    Objects.requireNonNull(merge, "merge");
+    return new MergingFunctions<>(create, add, merge, result);
+  }
 
-      @Override
-      public R result(A accumulator) {
-        return result.apply(accumulator);
-      }
-    };
+  /** An aggregator of three functions; it cannot merge ({@link Aggregator#canMerge} says so). */
+  private static class Functions<V, A, R> implements Aggregator<V, A, R> {
+    private final Supplier<A> create;
+    private final BiFunction<A, ? super V, A> add;
+    private final Function<? super A, R> result;
+
+    Functions(Supplier<A> create, BiFunction<A, ? super V, A> add, Function<? super A, R> result) {
+      this.create = Objects.requireNonNull(create, "create");
+      this.add = Objects.requireNonNull(add, "add");
+      this.result = Objects.requireNonNull(result, "result");
+    }
+
+    @Override
+    public A create() {
+      return create.get();
+    }
+
+    @Override
+    public A add(A accumulator, V value) {
+      return add.apply(accumulator, value);
+    }
+
+    @Override
+    public R result(A accumulator) {
+      return result.apply(accumulator);
+    }
+  }
+
+  /** An aggregator of four functions, one that merges. */
+  private static final class MergingFunctions<V, A, R> extends Functions<V, A, R> {
+    private final BinaryOperator<A> merge;
+
+    MergingFunctions(
+        Supplier<A> create,
+        BiFunction<A, ? super V, A> add,
+        BinaryOperator<A> merge,
+        Function<? super A, R> result) {
+      super(create, add, result);
+      this.merge = merge;
+    }
+
+    @Override
+    public A merge(A left, A right) {
+      return merge.apply(left, right);
+    }
   }
 
   /** The built-in long aggregators take {@code Long} values: the cast narrows what they accept. */
@@ -115,11 +169,21 @@ public final class Aggregators {
       public long fold(long accumulator, Object value) {
         return Math.addExact(accumulator, 1);
       }
+
+      @Override
+      public long merge(long left, long right) {
+        return Math.addExact(left, right);
+      }
     },
     SUM("sumLong()", 0) {
       @Override
       public long fold(long accumulator, Object value) {
         return Math.addExact(accumulator, (Long) value);
+      }
+
+      @Override
+      public long merge(long left, long right) {
+        return Math.addExact(left, right);
       }
     },
     MIN("minLong()", Long.MAX_VALUE) {
@@ -127,11 +191,21 @@ public final class Aggregators {
       public long fold(long accumulator, Object value) {
         return Math.min(accumulator, (Long) value);
       }
+
+      @Override
+      public long merge(long left, long right) {
+        return Math.min(left, right);
+      }
     },
     MAX("maxLong()", Long.MIN_VALUE) {
       @Override
       public long fold(long accumulator, Object value) {
         return Math.max(accumulator, (Long) value);
+      }
+
+      @Override
+      public long merge(long left, long right) {
+        return Math.max(left, right);
       }
     };
 
@@ -162,6 +236,12 @@ public final class Aggregators {
     @Override
     public Long result(LongCell accumulator) {
       return accumulator.value;
+    }
+
+    @Override
+    public LongCell merge(LongCell left, LongCell right) {
+      left.value = merge(left.value, right.value);
+      return left;
     }
 
     @Override

@@ -17,4 +17,11 @@ interface LongFold {
    * @throws ClassCastException if {@code value} is not of the aggregator's value type
    */
   long fold(long accumulator, Object value);
+
+  /**
+   * Combines two accumulators, as {@link Aggregator#merge} does.
+   *
+   * @throws ArithmeticException on overflow
+   */
+  long merge(long left, long right);
 }
