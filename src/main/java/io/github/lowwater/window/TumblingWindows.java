@@ -143,6 +143,9 @@ public final class TumblingWindows<K, V, R> {
    */
   private int spareLimit = SPARE_WINDOWS;
 
+  /** Windows opened since the last drain began: none means the spare pool may shrink. */
+  private int windowsOpenedSinceDrain;
+
   /** Scratch space of the drain: the key id of each entry position of a window. */
   private int[] idsByPosition = new int[16];
 
@@ -543,14 +546,19 @@ public final class TumblingWindows<K, V, R> {
   }
 
   /**
-   * At the start of a drain: room for every window about to be emitted, if there are many, and no
-   * more spare windows than that (after a burst, the pool shrinks at the next drain).
+   * At the start of a drain: room for every window about to be emitted, if there are many. If no
+   * window opened since the previous drain (the stream went quiet after a burst), the pool also
+   * gives back the spare windows beyond that; while windows keep opening, it keeps them for the
+   * windows that open next, and shrinks only as they take them.
    */
   private void sizeSparePool() {
     spareLimit = (int) Math.max(SPARE_WINDOWS, openWindows + finalized.size());
-    while (spare.size() > spareLimit) {
-      spare.pop(); // the state shrank since a burst: its memory goes with it
+    if (windowsOpenedSinceDrain == 0) {
+      while (spare.size() > spareLimit) {
+        spare.pop(); // nothing reuses them: their memory goes back
+      }
     }
+    windowsOpenedSinceDrain = 0;
   }
 
   /** Returns the number of emptied windows kept for reuse (for tests). */
@@ -934,6 +942,7 @@ public final class TumblingWindows<K, V, R> {
       throw e;
     }
     if (opened) {
+      windowsOpenedSinceDrain++;
       openByStart.putNew(start, w);
       openByEnd.add(w);
       OPEN_WINDOWS.setRelease(this, openWindows + 1);
