@@ -11,7 +11,6 @@ import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -97,6 +96,10 @@ public final class TumblingWindows<K, V, R> {
   }
 
   private final long sizeMillis;
+
+  /** The window of an event time. */
+  private final TumblingAssigner assigner;
+
   private final Aggregator<? super V, Object, R> aggregator;
   private final LateEventHandler<? super V> lateEventHandler;
 
@@ -106,7 +109,7 @@ public final class TumblingWindows<K, V, R> {
   private final FutureEventPolicy futureEventPolicy;
 
   /** Late and future counts per source, kept whether or not a late handler is set. */
-  private final HashMap<Object, long[]> countsBySource = new HashMap<>();
+  private final SourceCounts sourceCounts = new SourceCounts();
 
   /** The built-in long aggregator's primitive form, or null: then accumulators are objects. */
   private final LongFold longFold;
@@ -165,6 +168,7 @@ public final class TumblingWindows<K, V, R> {
   @SuppressWarnings("unchecked") // the accumulator type is captured once and stays consistent
   private TumblingWindows(Builder<? super V, R> builder) {
     this.sizeMillis = builder.sizeMillis;
+    this.assigner = new TumblingAssigner(sizeMillis);
     this.aggregator = (Aggregator<? super V, Object, R>) builder.aggregator;
     this.longFold = aggregator instanceof LongFold ? (LongFold) aggregator : null;
     this.lateEventHandler = (LateEventHandler<? super V>) builder.lateEventHandler;
@@ -262,9 +266,8 @@ public final class TumblingWindows<K, V, R> {
       start = w.start; // the common case: the previous event's window, no division
       end = w.end;
     } else {
-      long rem = Math.floorMod(eventTimeMillis, sizeMillis);
-      start = TimeMath.saturatedSubtract(eventTimeMillis, rem);
-      end = TimeMath.saturatedAdd(eventTimeMillis, sizeMillis - rem);
+      start = assigner.startOf(eventTimeMillis);
+      end = assigner.endOf(eventTimeMillis);
       w = null;
     }
     long watermark = tracker.watermark();
@@ -313,7 +316,7 @@ public final class TumblingWindows<K, V, R> {
       V value,
       long futureLimit) {
     LATE.setRelease(this, late + 1);
-    countsFor(source)[LATE_INDEX]++;
+    sourceCounts.late(source);
     RuntimeException timerFailure = null;
     try {
       observe(source, handle, eventTimeMillis, futureLimit);
@@ -358,7 +361,7 @@ public final class TumblingWindows<K, V, R> {
       accumulate(null, start, end, key, value);
       ACCEPTED.setRelease(this, accepted + 1);
     }
-    countsFor(source)[FUTURE_INDEX]++;
+    sourceCounts.future(source);
     if (futureEventPolicy == FutureEventPolicy.LATE || closed) {
       return late(source, handle, eventTimeMillis, end, watermark, key, value, futureLimit);
     }
@@ -371,18 +374,6 @@ public final class TumblingWindows<K, V, R> {
     return true;
   }
 
-  private static final int LATE_INDEX = 0;
-  private static final int FUTURE_INDEX = 1;
-
-  private long[] countsFor(Object source) {
-    long[] counts = countsBySource.get(source);
-    if (counts == null) {
-      counts = new long[2];
-      countsBySource.put(source, counts);
-    }
-    return counts;
-  }
-
   /**
    * Returns the number of late events per source, since these windows were built, whether or not a
    * late handler is set (including future events routed to the late path). No side effect. Writer
@@ -391,7 +382,7 @@ public final class TumblingWindows<K, V, R> {
    * @return a new map from source to its late count; sources without late events are absent
    */
   public Map<Object, Long> lateBySource() {
-    return countsBySource(LATE_INDEX);
+    return sourceCounts.lateBySource();
   }
 
   /**
@@ -401,17 +392,7 @@ public final class TumblingWindows<K, V, R> {
    * @return a new map from source to its future-event count; sources without any are absent
    */
   public Map<Object, Long> futureBySource() {
-    return countsBySource(FUTURE_INDEX);
-  }
-
-  private Map<Object, Long> countsBySource(int index) {
-    Map<Object, Long> result = new HashMap<>();
-    for (Map.Entry<Object, long[]> e : countsBySource.entrySet()) {
-      if (e.getValue()[index] > 0) {
-        result.put(e.getKey(), e.getValue()[index]);
-      }
-    }
-    return result;
+    return sourceCounts.futureBySource();
   }
 
   /**
@@ -761,7 +742,7 @@ public final class TumblingWindows<K, V, R> {
               ? tracker.observe((WatermarkTracker.Source) source, eventTimeMillis, futureLimit)
               : tracker.observe(source, eventTimeMillis, futureLimit);
       if (!observed) {
-        countsFor(key)[FUTURE_INDEX]++; // beyond the guard: counted, not observed
+        sourceCounts.future(key); // beyond the guard: counted, not observed
       }
     } finally {
       finalizeReady();
@@ -798,7 +779,7 @@ public final class TumblingWindows<K, V, R> {
     Objects.requireNonNull(source, "source");
     Object key = keyOf(source);
     LATE.setRelease(this, late + 1);
-    countsFor(key)[LATE_INDEX]++;
+    sourceCounts.late(key);
     observe(source, eventTimeMillis);
   }
 
@@ -866,8 +847,7 @@ public final class TumblingWindows<K, V, R> {
     if (w != null && eventTimeMillis >= w.start && eventTimeMillis < w.end) {
       return w.end; // the previous event's window, as add finds it: no division
     }
-    return TimeMath.saturatedAdd(
-        eventTimeMillis, sizeMillis - Math.floorMod(eventTimeMillis, sizeMillis));
+    return assigner.endOf(eventTimeMillis);
   }
 
   /**
