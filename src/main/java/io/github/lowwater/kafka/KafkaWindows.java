@@ -8,7 +8,6 @@ import io.github.lowwater.internal.Checks;
 import io.github.lowwater.internal.TimeMath;
 import io.github.lowwater.window.Aggregator;
 import io.github.lowwater.window.FutureEventPolicy;
-import io.github.lowwater.window.ResultVisitor;
 import io.github.lowwater.window.TumblingWindows;
 import io.github.lowwater.window.WindowResult;
 import io.github.lowwater.window.WindowStats;
@@ -202,10 +201,10 @@ public final class KafkaWindows<K, V, R> {
   private List<WindowResult<K, R>> unreturned;
 
   /** Hands a partition's results to the caller's visitor during {@link #drainFinalized}. */
-  private final Forward<K, R> forward = new Forward<>();
+  private final PartitionForward<K, R> forward = new PartitionForward<>();
 
   /** The mapper's output, reused for every record. */
-  private final Extracted extracted = new Extracted();
+  private final MappedRecord<K, V> extracted = new MappedRecord<>();
 
   /** Whether results are being handed out: see requireNotDraining. */
   private boolean draining;
@@ -292,7 +291,7 @@ public final class KafkaWindows<K, V, R> {
    * @return the listener
    */
   public ConsumerRebalanceListener rebalanceListener() {
-    return new Listener(null);
+    return new ChainedRebalanceListener(this::assign, this::forget, null);
   }
 
   /**
@@ -306,7 +305,8 @@ public final class KafkaWindows<K, V, R> {
    * @throws NullPointerException if {@code delegate} is null
    */
   public ConsumerRebalanceListener rebalanceListener(ConsumerRebalanceListener delegate) {
-    return new Listener(Objects.requireNonNull(delegate, "delegate"));
+    return new ChainedRebalanceListener(
+        this::assign, this::forget, Objects.requireNonNull(delegate, "delegate"));
   }
 
   /**
@@ -387,7 +387,7 @@ public final class KafkaWindows<K, V, R> {
       try {
         p = partitionFor(tp); // reads its checkpoint if it arrived without the listener
       } catch (RuntimeException | Error e) {
-        rewind(records, tp, batch.get(0).offset());
+        Rewind.afterFailure(consumer, records, tp, batch.get(0).offset());
         throw e;
       }
       if (p.quiet != null) {
@@ -402,7 +402,7 @@ public final class KafkaWindows<K, V, R> {
           process(p, r, mapper);
         } catch (RuntimeException | Error e) {
           p.publishFrontier();
-          rewind(records, tp, recordTaken ? r.offset() + 1 : r.offset());
+          Rewind.afterFailure(consumer, records, tp, recordTaken ? r.offset() + 1 : r.offset());
           throw e;
         }
       }
@@ -430,15 +430,15 @@ public final class KafkaWindows<K, V, R> {
    */
   private <KR, VR> void process(
       PartitionState<K, V, R> p, ConsumerRecord<KR, VR> r, RecordMapper<KR, VR, K, V> mapper) {
-    Extracted out = extracted;
+    MappedRecord<K, V> out = extracted;
     out.reset();
     mapper.map(r, out);
     long offset = r.offset();
-    if (out.kind == Extracted.TIME || out.kind == Extracted.MARKER) {
-      timeOnly(p, offset, out.kind == Extracted.MARKER, out.eventTimeMillis);
+    if (out.kind == MappedRecord.TIME || out.kind == MappedRecord.MARKER) {
+      timeOnly(p, offset, out.kind == MappedRecord.MARKER, out.eventTimeMillis);
       return;
     }
-    if (out.kind != Extracted.EVENT || out.key == null || out.value == null) {
+    if (!out.isEvent()) {
       if (offset >= p.processedBelowOffset) {
         skippedRecords++; // a record of a partition given back was counted the first time
       }
@@ -517,29 +517,6 @@ public final class KafkaWindows<K, V, R> {
       throw e;
     }
     p.readPast(offset);
-  }
-
-  /**
-   * After an exception in {@code failed}: seeks it back to {@code resumeOffset}, its first record
-   * not processed, and every partition of the poll after it to its first record (none of theirs was
-   * processed).
-   */
-  private <KR, VR> void rewind(
-      ConsumerRecords<KR, VR> records, TopicPartition failed, long resumeOffset) {
-    boolean after = false;
-    for (TopicPartition tp : records.partitions()) {
-      List<ConsumerRecord<KR, VR>> batch = records.records(tp);
-      try {
-        if (tp.equals(failed)) {
-          consumer.seek(tp, resumeOffset);
-          after = true;
-        } else if (after && !batch.isEmpty()) {
-          consumer.seek(tp, batch.get(0).offset());
-        }
-      } catch (RuntimeException e) {
-        LOG.warn("could not rewind {} after an exception in onPoll", tp, e);
-      }
-    }
   }
 
   /** The per-poll work after the records: heartbeats, quiet-period advance, alignment, group. */
@@ -1218,86 +1195,6 @@ public final class KafkaWindows<K, V, R> {
             all, sum(view.retired(), retiring), Collections.unmodifiableMap(partitions));
   }
 
-  /** The mapper's output for one record. */
-  private final class Extracted implements RecordMapper.Output<K, V> {
-    static final int NOTHING = 0;
-    static final int EVENT = 1;
-    static final int TIME = 2;
-    static final int MARKER = 3;
-
-    int kind;
-    long eventTimeMillis;
-    K key;
-    V value;
-
-    void reset() {
-      kind = NOTHING;
-      key = null;
-      value = null;
-    }
-
-    @Override
-    public void emit(long eventTimeMillis, K key, V value) {
-      this.kind = EVENT;
-      this.eventTimeMillis = eventTimeMillis;
-      this.key = key;
-      this.value = value;
-    }
-
-    @Override
-    public void observe(long eventTimeMillis) {
-      reset();
-      this.kind = TIME;
-      this.eventTimeMillis = eventTimeMillis;
-    }
-
-    @Override
-    public void punctuate(long watermarkMillis) {
-      reset();
-      this.kind = MARKER;
-      this.eventTimeMillis = watermarkMillis;
-    }
-  }
-
-  /** Registers assigned partitions and drops revoked and lost ones; chains a delegate. */
-  private final class Listener implements ConsumerRebalanceListener {
-    private final ConsumerRebalanceListener delegate;
-
-    Listener(ConsumerRebalanceListener delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-      assign(partitions);
-      if (delegate != null) {
-        delegate.onPartitionsAssigned(partitions);
-      }
-    }
-
-    @Override
-    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-      try {
-        if (delegate != null) {
-          delegate.onPartitionsRevoked(partitions);
-        }
-      } finally {
-        forget(partitions);
-      }
-    }
-
-    @Override
-    public void onPartitionsLost(Collection<TopicPartition> partitions) {
-      try {
-        if (delegate != null) {
-          delegate.onPartitionsLost(partitions);
-        }
-      } finally {
-        forget(partitions);
-      }
-    }
-  }
-
   /**
    * Configures {@link KafkaWindows}. Every option is optional and may be set at most once: setting
    * one twice throws {@link IllegalStateException}. A rejected call leaves the builder unchanged.
@@ -1639,22 +1536,6 @@ public final class KafkaWindows<K, V, R> {
       return quietAdvanceMaxLagMillis >= 0
           ? quietAdvanceMaxLagMillis
           : DEFAULT_QUIET_ADVANCE_MAX_LAG.toMillis();
-    }
-  }
-
-  /** Adds the partition to each result of one partition's windows. */
-  private static final class Forward<K, R> implements ResultVisitor<K, R> {
-    PartitionResultVisitor<? super K, ? super R> target;
-    TopicPartition partition;
-
-    @Override
-    public void visit(long startMillis, long endMillis, K key, R result) {
-      target.visit(partition, startMillis, endMillis, key, result);
-    }
-
-    @Override
-    public void visitLong(long startMillis, long endMillis, K key, long result) {
-      target.visitLong(partition, startMillis, endMillis, key, result);
     }
   }
 }

@@ -1,0 +1,28 @@
+package io.github.lowwater.kafka;
+
+import io.github.lowwater.window.ResultVisitor;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Hands one set of windows' results to a {@link PartitionResultVisitor} with the partition they
+ * belong to ({@code null} in {@code MERGED}). One instance is reused for every drain; the caller
+ * sets {@link #target} and {@link #partition} and clears them afterwards. Allocation-free.
+ *
+ * @param <K> the window key type
+ * @param <R> the result type
+ */
+final class PartitionForward<K, R> implements ResultVisitor<K, R> {
+
+  PartitionResultVisitor<? super K, ? super R> target;
+  TopicPartition partition;
+
+  @Override
+  public void visit(long startMillis, long endMillis, K key, R result) {
+    target.visit(partition, startMillis, endMillis, key, result);
+  }
+
+  @Override
+  public void visitLong(long startMillis, long endMillis, K key, long result) {
+    target.visitLong(partition, startMillis, endMillis, key, result);
+  }
+}
