@@ -43,20 +43,23 @@ final class ChainedRebalanceListener implements ConsumerRebalanceListener {
 
   @Override
   public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-    try {
-      if (delegate != null) {
-        delegate.onPartitionsRevoked(partitions);
-      }
-    } finally {
-      forget.accept(partitions);
-    }
+    leave(partitions, false);
   }
 
   @Override
   public void onPartitionsLost(Collection<TopicPartition> partitions) {
+    leave(partitions, true);
+  }
+
+  /** The delegate first, then the drop, which its exception cannot skip. */
+  private void leave(Collection<TopicPartition> partitions, boolean lost) {
     try {
       if (delegate != null) {
-        delegate.onPartitionsLost(partitions);
+        if (lost) {
+          delegate.onPartitionsLost(partitions);
+        } else {
+          delegate.onPartitionsRevoked(partitions);
+        }
       }
     } finally {
       forget.accept(partitions);

@@ -63,18 +63,60 @@ class HandOverModelTest {
   @Test
   void perPartitionEveryRecordEndsInExactlyOneRowOrTheLatePathAcrossManyOwnerChanges() {
     int exact = 0;
+    Coverage coverage = new Coverage();
     for (long seed = 1; seed <= Trials.of(3_000); seed++) {
       Trace trace = new Trace(seed, ResultScope.PER_PARTITION);
       trace.run();
       exact += trace.intervened ? 0 : 1;
+      coverage.add(trace);
     }
     assertThat(exact).as("traces in which no wall-clock rule intervened").isPositive();
+    coverage.assertReached();
   }
 
   @Test
   void mergedASingleConsumerRestartedAgainAndAgainLosesNoRecord() {
+    Coverage coverage = new Coverage();
     for (long seed = 1; seed <= Trials.of(3_000); seed++) {
-      new Trace(seed, ResultScope.MERGED).run();
+      Trace trace = new Trace(seed, ResultScope.MERGED);
+      trace.run();
+      coverage.add(trace);
+    }
+    coverage.assertReached();
+  }
+
+  /**
+   * What the traces of one test went through, so that the model cannot quietly stop reaching the
+   * hard cases: a partition through three owners or more, crashes before and after a write, failed
+   * commits and quiet-period advances that moved a watermark.
+   */
+  static final class Coverage {
+    int threeOwners;
+    int crashesBeforeWriting;
+    int crashesAfterWriting;
+    int failedCommits;
+    int quietAdvances;
+
+    void add(Trace t) {
+      threeOwners += t.mostOwnersOfAPartition() >= 3 ? 1 : 0;
+      crashesBeforeWriting += t.crashesBeforeWriting;
+      crashesAfterWriting += t.crashesAfterWriting;
+      failedCommits += t.failedCommits;
+      quietAdvances += t.quietAdvances;
+    }
+
+    void assertReached() {
+      String what =
+          String.format(
+              "traces with a partition through 3+ owners %d, crashes before writing %d, after"
+                  + " writing %d, failed commits %d, quiet advances %d",
+              threeOwners, crashesBeforeWriting, crashesAfterWriting, failedCommits, quietAdvances);
+      int traces = Trials.of(3_000);
+      assertThat(threeOwners).as(what).isGreaterThan(traces / 4);
+      assertThat(crashesBeforeWriting).as(what).isGreaterThan(traces / 20);
+      assertThat(crashesAfterWriting).as(what).isGreaterThan(traces / 4);
+      assertThat(failedCommits).as(what).isGreaterThan(traces / 10);
+      assertThat(quietAdvances).as(what).isGreaterThan(traces / 10);
     }
   }
 
@@ -104,6 +146,9 @@ class HandOverModelTest {
     final KafkaWindows<String, Long, Set<Long>> windows;
     final Map<TopicPartition, Long> positions = new LinkedHashMap<>();
     final Trace trace;
+
+    /** Whether it wrote results since it started: a crash then comes after a write. */
+    boolean wrote;
 
     Owner(Trace trace, String name) {
       this.trace = trace;
@@ -144,6 +189,9 @@ class HandOverModelTest {
       }
       consumer.commitSync(committed);
       windows.rebalanceListener().onPartitionsAssigned(tps);
+      for (TopicPartition tp : tps) {
+        trace.ownersOf.computeIfAbsent(tp, k -> new HashSet<>()).add(name);
+      }
     }
 
     void revoke(List<TopicPartition> tps) {
@@ -212,6 +260,19 @@ class HandOverModelTest {
     final List<Owner> owners = new ArrayList<>();
     int instances;
     boolean intervened;
+    final Map<TopicPartition, Set<String>> ownersOf = new HashMap<>();
+    int crashesBeforeWriting;
+    int crashesAfterWriting;
+    int failedCommits;
+    int quietAdvances;
+
+    int mostOwnersOfAPartition() {
+      int most = 0;
+      for (Set<String> owners : ownersOf.values()) {
+        most = Math.max(most, owners.size());
+      }
+      return most;
+    }
 
     Trace(long seed, ResultScope scope) {
       this.seed = seed;
@@ -298,19 +359,23 @@ class HandOverModelTest {
         boolean crash = random.nextInt(8) == 0;
         if (!o.write(crash)) {
           log(o.name + " drain, crash before writing");
+          crashesBeforeWriting++;
           crash(o);
         } else {
           log(o.name + " write");
+          o.wrote = true;
         }
       } else if (op < 75) {
         if (random.nextInt(6) == 0) {
           log(o.name + " commit fails");
+          failedCommits++;
         } else {
           o.commit();
           log(o.name + " commit " + group);
         }
       } else if (op < 82) {
         log(o.name + " crash");
+        crashesAfterWriting += o.wrote ? 1 : 0;
         crash(o);
       } else if (op < 88) {
         clock.advance(Duration.ofSeconds(91 + random.nextInt(200)));
@@ -350,6 +415,7 @@ class HandOverModelTest {
     /** No close, no commit: its partitions go to another instance, or to a restarted one. */
     void crash(Owner o) {
       intervened |= o.windows.quietAdvances() > 0;
+      quietAdvances += (int) o.windows.quietAdvances();
       owners.remove(o);
       List<TopicPartition> orphaned = new ArrayList<>(o.positions.keySet());
       if (orphaned.isEmpty()) {
@@ -381,6 +447,7 @@ class HandOverModelTest {
         o.write(false);
         o.commit();
         intervened |= o.windows.quietAdvances() > 0;
+        quietAdvances += (int) o.windows.quietAdvances();
       }
     }
 
