@@ -59,4 +59,24 @@ public final class Checks {
       throw new IllegalStateException(option + " was already set to " + current);
     }
   }
+
+  /**
+   * Converts a duration of at least one millisecond to milliseconds, saturating (sub-millisecond
+   * parts are dropped).
+   *
+   * @param d the duration
+   * @param name the parameter's name, for the message
+   * @return the duration in milliseconds, {@code >= 1}
+   * @throws NullPointerException if {@code d} is null, with {@code name} as the message
+   * @throws IllegalArgumentException if {@code d} is shorter than one millisecond, naming it and
+   *     its value
+   */
+  public static long requireMillis(Duration d, String name) {
+    Objects.requireNonNull(d, name);
+    long millis = TimeMath.toMillisSaturated(d);
+    if (millis < 1) {
+      throw new IllegalArgumentException(name + " must be >= 1 ms: " + d);
+    }
+    return millis;
+  }
 }

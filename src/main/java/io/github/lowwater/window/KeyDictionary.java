@@ -87,14 +87,11 @@ final class KeyDictionary {
    * @param key a non-null key, compared with {@code equals}
    */
   int id(Object key) {
-    int i = slot(key);
-    Object k;
-    while ((k = slotKeys[i]) != null) {
-      if (k == key || k.equals(key)) {
-        return slotIds[i];
-      }
-      i = (i + 1) & mask;
+    int i = probe(key);
+    if (i >= 0) {
+      return slotIds[i];
     }
+    i = ~i;
     if (size + 1 > (slotKeys.length >>> 1) + (slotKeys.length >>> 2)) {
       makeRoom();
       i = slot(key);
@@ -108,6 +105,29 @@ final class KeyDictionary {
     slotIds[i] = id;
     size++;
     return id;
+  }
+
+  /**
+   * Returns the id of {@code key}, or -1 if it is absent; adds nothing.
+   *
+   * @param key a non-null key, compared with {@code equals}
+   */
+  int find(Object key) {
+    int i = probe(key);
+    return i >= 0 ? slotIds[i] : -1;
+  }
+
+  /** Returns the slot holding {@code key}, or {@code ~slot} of the free slot where it would go. */
+  private int probe(Object key) {
+    int i = slot(key);
+    Object k;
+    while ((k = slotKeys[i]) != null) {
+      if (k == key || k.equals(key)) {
+        return i;
+      }
+      i = (i + 1) & mask;
+    }
+    return ~i;
   }
 
   /** Returns a bound on the ids: every id handed out so far is below it. */

@@ -27,6 +27,9 @@ final class WindowEntries {
   long start;
   long end;
 
+  /** For a finalized hopping window: whether it holds its panes' combination yet. */
+  boolean combined;
+
   private final boolean primitive;
   private boolean dense;
 
@@ -127,18 +130,46 @@ final class WindowEntries {
       longs[position] = fold.fold(longs[position], value);
       return false;
     }
-    long accumulator = fold.fold(fold.initial(), value);
+    insertLong(id, position, fold.fold(fold.initial(), value), idBound);
+    return true;
+  }
+
+  /**
+   * Merges {@code accumulator} (of another window: a pane) into the {@code long} accumulator of key
+   * {@code id}, as {@link #fold(int, Object, LongFold, int)} folds a value.
+   *
+   * @return whether the key is new in this window
+   */
+  boolean merge(int id, long accumulator, LongFold fold, int idBound) {
+    if (dense) {
+      if (ids.contains(id)) {
+        longsById[id] = fold.merge(longsById[id], accumulator);
+        return false;
+      }
+      addDense(id, fold.merge(fold.initial(), accumulator));
+      return true;
+    }
+    int position = index.positionOf(id);
+    if (position >= 0) {
+      longs[position] = fold.merge(longs[position], accumulator);
+      return false;
+    }
+    insertLong(id, position, fold.merge(fold.initial(), accumulator), idBound);
+    return true;
+  }
+
+  /** Inserts a new key at the index's free {@code position}, turning dense first if it is time. */
+  private void insertLong(int id, int position, long accumulator, int idBound) {
     if (index.growsOnNextInsert() && 2L * (index.size() + 1) >= idBound) {
       densify(idBound);
       addDense(id, accumulator);
-      return true;
+      return;
     }
     position = index.insert(id, position);
     if (position == longs.length) {
       longs = Arrays.copyOf(longs, position + (position >>> 1));
     }
     longs[position] = accumulator;
-    return true;
   }
 
   private void addDense(int id, long accumulator) {
@@ -188,13 +219,61 @@ final class WindowEntries {
       objects[position] = aggregator.add(objects[position], value);
       return false;
     }
-    Object accumulator = aggregator.add(aggregator.create(), value);
+    insertObject(id, position, aggregator.add(aggregator.create(), value));
+    return true;
+  }
+
+  /**
+   * Merges {@code accumulator} (of another window: a pane, which keeps it unchanged) into the
+   * accumulator object of key {@code id}: a new key gets {@code merge(create(), accumulator)},
+   * never the pane's own object.
+   *
+   * @return whether the key is new in this window
+   */
+  boolean merge(int id, Object accumulator, Aggregator<Object, Object, ?> aggregator) {
+    int position = index.positionOf(id);
+    if (position >= 0) {
+      objects[position] = aggregator.merge(objects[position], accumulator);
+      return false;
+    }
+    insertObject(id, position, aggregator.merge(aggregator.create(), accumulator));
+    return true;
+  }
+
+  private void insertObject(int id, int position, Object accumulator) {
     position = index.insert(id, position);
     if (position == objects.length) {
       objects = Arrays.copyOf(objects, position + (position >>> 1));
     }
     objects[position] = accumulator;
-    return true;
+  }
+
+  /**
+   * Merges every entry of {@code pane}, in its first-event order, into this window.
+   *
+   * @param idsByPosition scratch space of at least {@code pane.size()} ids
+   * @return the number of keys new in this window
+   */
+  int mergeAll(
+      WindowEntries pane,
+      int[] idsByPosition,
+      LongFold fold,
+      Aggregator<Object, Object, ?> aggregator,
+      int idBound) {
+    int size = pane.size();
+    pane.idsByPosition(idsByPosition);
+    int added = 0;
+    for (int position = 0; position < size; position++) {
+      int id = idsByPosition[position];
+      boolean added1 =
+          primitive
+              ? merge(id, pane.longAt(position, id), fold, idBound)
+              : merge(id, pane.objectAt(position), aggregator);
+      if (added1) {
+        added++;
+      }
+    }
+    return added;
   }
 
   /** Writes the key id of each position into {@code idsByPosition}, which holds {@link #size()}. */

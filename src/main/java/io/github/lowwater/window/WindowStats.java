@@ -1,7 +1,8 @@
 package io.github.lowwater.window;
 
 /**
- * A snapshot of a {@link TumblingWindows}' counters.
+ * A snapshot of the counters of a window kind ({@link TumblingWindows}, {@link HoppingWindows},
+ * {@link SessionWindows}).
  *
  * <p>Taken on the owning thread, the snapshot is exact. Taken on another thread (a metrics
  * reporter), every value is recent and never torn, but values may come from adjacent events: {@code
@@ -11,10 +12,14 @@ package io.github.lowwater.window;
  * @param late events that went to the late path: behind the watermark, or beyond the
  *     future-timestamp guard under {@link FutureEventPolicy#LATE}
  * @param futureEvents events beyond the future-timestamp guard, whatever the policy
- * @param openWindows windows not finalized yet
- * @param openEntries (window, key) accumulators held by the open windows
+ * @param openWindows windows not finalized yet; for hopping windows, the panes (slices of {@code
+ *     gcd(size, advance)}) held; for session windows, the open sessions
+ * @param openEntries (window, key) accumulators held by the open windows (or panes, or sessions)
  * @param finalizedWindows windows finalized so far, whether or not they were polled yet
  * @param watermark the watermark in epoch milliseconds, or {@code WatermarkTracker.NO_WATERMARK}
+ * @param partiallyLate accepted events of hopping windows whose first windows were already
+ *     finalized, so that they went into their open windows only (always 0 for the other kinds;
+ *     included in {@code accepted}, never handed to the late handler)
  */
 public record WindowStats(
     long accepted,
@@ -23,7 +28,30 @@ public record WindowStats(
     long openWindows,
     long openEntries,
     long finalizedWindows,
-    long watermark) {
+    long watermark,
+    long partiallyLate) {
+
+  /**
+   * A snapshot without partially late events: the form of the kinds that have none.
+   *
+   * @param accepted events added to a window
+   * @param late events that went to the late path
+   * @param futureEvents events beyond the future-timestamp guard
+   * @param openWindows windows not finalized yet
+   * @param openEntries (window, key) accumulators held by the open windows
+   * @param finalizedWindows windows finalized so far
+   * @param watermark the watermark
+   */
+  public WindowStats(
+      long accepted,
+      long late,
+      long futureEvents,
+      long openWindows,
+      long openEntries,
+      long finalizedWindows,
+      long watermark) {
+    this(accepted, late, futureEvents, openWindows, openEntries, finalizedWindows, watermark, 0);
+  }
 
   /**
    * Returns every event given to {@code add}: {@code accepted + late}.

@@ -63,6 +63,19 @@ class KeyDictionaryTest {
   }
 
   @Test
+  void findReturnsAKeysIdWithoutAddingAndMinusOneForAnAbsentKey() {
+    KeyDictionary dictionary = new KeyDictionary(live -> {});
+    assertThat(dictionary.find("a")).isEqualTo(-1);
+    assertThat(dictionary.size()).isZero();
+    int a = dictionary.id("a");
+    int b = dictionary.id("b");
+    assertThat(dictionary.find("a")).isEqualTo(a);
+    assertThat(dictionary.find(new String("b"))).as("by equals").isEqualTo(b);
+    assertThat(dictionary.find("c")).isEqualTo(-1);
+    assertThat(dictionary.size()).isEqualTo(2);
+  }
+
+  @Test
   void idsAreStableWhileUsedAndEvictionFreesOnlyReleasedKeys() {
     for (long seed = 1; seed <= Trials.of(30); seed++) {
       SplittableRandom random = new SplittableRandom(seed);

@@ -1,0 +1,705 @@
+package io.github.lowwater.window;
+
+import io.github.lowwater.WatermarkTimer;
+import io.github.lowwater.WatermarkTracker;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What every window kind shares: keyed event-time windows on top of a {@link WatermarkTracker},
+ * where an event goes into the windows that hold its event time, a window is finalized once the
+ * watermark reaches its end, and events that arrive behind the watermark are counted and handed to
+ * a late path instead of being silently dropped. The kinds are {@link TumblingWindows}, {@link
+ * HoppingWindows} and {@link SessionWindows}; each says which windows an event belongs to and when
+ * it is late, and nothing else differs.
+ *
+ * <p><b>Not thread-safe for writes; confine every mutating call to one thread</b> (the polling
+ * thread). {@link #watermark()}, {@link #activeSources()}, {@link #events()} and {@link #stats()}
+ * may be read from any thread. {@code add} reads the clock once and allocates nothing once its
+ * (window, key) is open and its source known (with the built-in {@link Aggregators}). No threads
+ * are started.
+ *
+ * <p>A mutating call made from a result visitor or an aggregator's {@code result} while the windows
+ * emit throws {@link IllegalStateException} and changes nothing.
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ * @param <R> the result type
+ */
+public abstract class EventTimeWindows<K, V, R> {
+
+  /**
+   * The source of {@link #add(long, Object, Object)}: one implicit, always-known source, named
+   * after the kind ({@code TumblingWindows.IMPLICIT_SOURCE}) for the late handler and the counts.
+   */
+  private final Object implicitSource;
+
+  /** The watermark, and the one future-timestamp guard. */
+  final WatermarkTracker tracker;
+
+  /** Every key of a window not yet emitted, by dense id. */
+  final KeyDictionary keys = new KeyDictionary(this::markLiveIds);
+
+  final WindowCounters counters = new WindowCounters();
+
+  final Aggregator<? super V, Object, R> aggregator;
+
+  /** The built-in long aggregator's primitive form, or null: then accumulators are objects. */
+  final LongFold longFold;
+
+  private final LatePath<? super V> latePath;
+  private final FutureEventPolicy futureEventPolicy;
+
+  /** Whether a drain is running (a visitor or an aggregator's result): see requireNotEmitting. */
+  private boolean emitting;
+
+  @SuppressWarnings("unchecked") // the accumulator type is captured once and stays consistent
+  EventTimeWindows(WindowOptions<? super V, R, ?> options) {
+    String implicitName = getClass().getSimpleName() + ".IMPLICIT_SOURCE";
+    this.implicitSource =
+        new Object() {
+          @Override
+          public String toString() {
+            return implicitName;
+          }
+        };
+    this.aggregator = (Aggregator<? super V, Object, R>) options.aggregator;
+    this.longFold = aggregator instanceof LongFold ? (LongFold) aggregator : null;
+    this.tracker = options.tracker.build();
+    this.latePath = new LatePath<>((LateEventHandler<? super V>) options.lateEventHandler);
+    this.futureEventPolicy =
+        options.futureEventPolicy == null ? FutureEventPolicy.ACCEPT : options.futureEventPolicy;
+  }
+
+  // The kind: which windows an event belongs to, and what closing them means.
+
+  /**
+   * Returns the end that decides whether an event is late: late iff it is {@code <= watermark} and
+   * {@link #joinsOpen} says no. Also the {@code windowEnd} the late handler receives.
+   */
+  abstract long lateEnd(long eventTimeMillis);
+
+  /**
+   * Whether an event whose {@link #lateEnd} the watermark has passed still joins an open window (a
+   * session it overlaps); changes nothing. The fixed-shape kinds say no.
+   */
+  boolean joinsOpen(long eventTimeMillis, K key) {
+    return false;
+  }
+
+  /**
+   * Adds an admitted event to its windows; changes nothing if the key or the aggregator throws.
+   *
+   * @param watermark the watermark the event was admitted against
+   */
+  abstract void accumulate(long eventTimeMillis, K key, V value, long watermark);
+
+  /** Finalizes every window that {@code watermark} closes, for the next drain. */
+  abstract void closeReady(long watermark);
+
+  /** Returns whether no finalized result waits. */
+  abstract boolean noneReady();
+
+  /** Returns the number of finalized results waiting. */
+  abstract int readyResults();
+
+  /** Visits every finalized result and keeps them all queued. */
+  abstract void visitReady(ResultVisitor<? super K, ? super R> visitor);
+
+  /** Takes every finalized result off the queue, as emitted. */
+  abstract void takeReady();
+
+  /**
+   * Visits the finalized results, each window taken off the queue once all its results were
+   * visited.
+   *
+   * @return the number of results visited
+   */
+  abstract int drainReady(ResultVisitor<? super K, ? super R> visitor);
+
+  /** The dictionary's sweep: sets the bit of every key id that a window not yet emitted holds. */
+  abstract void markLiveIds(long[] live);
+
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Adds an event of {@code source}: into its windows if they are still open, otherwise to the late
+   * path (each kind states when an event is late). Either way the event is then observed by the
+   * watermark, and windows the watermark has passed are finalized for {@link #pollFinalized()}.
+   *
+   * @param source the event's source, for example a Kafka {@code TopicPartition}
+   * @param eventTimeMillis the event time in epoch milliseconds; any {@code long}
+   * @param key the key; compared with {@code equals}
+   * @param value the value
+   * @return {@code true} if the event went into a window, {@code false} if it was late
+   * @throws NullPointerException if {@code source}, {@code key} or {@code value} is null; nothing
+   *     changes
+   * @throws ArithmeticException if the aggregator overflows; nothing changes
+   */
+  public final boolean add(Object source, long eventTimeMillis, K key, V value) {
+    Objects.requireNonNull(source, "source");
+    if (source instanceof WatermarkTracker.Source) {
+      return add((WatermarkTracker.Source) source, eventTimeMillis, key, value);
+    }
+    return add(source, null, eventTimeMillis, key, value);
+  }
+
+  /**
+   * Adds an event of the source behind a handle from {@link #source(Object)}: the same as {@link
+   * #add(Object, long, Object, Object)} without hashing the source key, the cheapest way to feed
+   * the windows. The late handler and the per-source counts see the handle's key.
+   *
+   * @param source a handle from these windows' {@link #source(Object)}
+   * @param eventTimeMillis the event time in epoch milliseconds; any {@code long}
+   * @param key the key; compared with {@code equals}
+   * @param value the value
+   * @return {@code true} if the event went into a window, {@code false} if it was late
+   * @throws NullPointerException if {@code source}, {@code key} or {@code value} is null; nothing
+   *     changes
+   * @throws IllegalArgumentException if {@code source} is a handle of other windows; nothing
+   *     changes
+   * @throws ArithmeticException if the aggregator overflows; nothing changes
+   */
+  public final boolean add(WatermarkTracker.Source source, long eventTimeMillis, K key, V value) {
+    Objects.requireNonNull(source, "source");
+    if (!source.belongsTo(tracker)) {
+      throw new IllegalArgumentException("source handle belongs to other windows: " + source.key());
+    }
+    return add(source.key(), source, eventTimeMillis, key, value);
+  }
+
+  /**
+   * Returns the handle of a source, registering it if it is unknown; see {@link
+   * WatermarkTracker#source(Object)}. Keep it to call {@link #add(WatermarkTracker.Source, long,
+   * Object, Object)}.
+   *
+   * @param source the source key
+   * @return the source's handle
+   * @throws NullPointerException if {@code source} is null
+   */
+  public final WatermarkTracker.Source source(Object source) {
+    return tracker.source(source);
+  }
+
+  /**
+   * Returns the number of late events per source, since these windows were built, whether or not a
+   * late handler is set (including future events routed to the late path). No side effect. Writer
+   * thread only.
+   *
+   * @return a new map from source to its late count; sources without late events are absent
+   */
+  public final Map<Object, Long> lateBySource() {
+    return latePath.lateBySource();
+  }
+
+  /**
+   * Returns the number of events beyond the future-timestamp guard per source. No side effect.
+   * Writer thread only.
+   *
+   * @return a new map from source to its future-event count; sources without any are absent
+   */
+  public final Map<Object, Long> futureBySource() {
+    return latePath.futureBySource();
+  }
+
+  /**
+   * Adds an event of the single implicit source, for a stream that is one ordered source. Mixing
+   * this with {@link #add(Object, long, Object, Object)} makes the implicit source one source among
+   * the others.
+   *
+   * @param eventTimeMillis the event time in epoch milliseconds
+   * @param key the key
+   * @param value the value
+   * @return {@code true} if the event went into a window, {@code false} if it was late
+   * @throws NullPointerException if {@code key} or {@code value} is null; nothing changes
+   * @throws ArithmeticException if the aggregator overflows; nothing changes
+   */
+  public final boolean add(long eventTimeMillis, K key, V value) {
+    return add(implicitSource, eventTimeMillis, key, value);
+  }
+
+  /** The shared body of every {@code add}: {@code handle} is null when only the key is known. */
+  private boolean add(
+      Object source, WatermarkTracker.Source handle, long eventTimeMillis, K key, V value) {
+    requireNotEmitting("add");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    long lateEnd = lateEnd(eventTimeMillis);
+    long watermark = tracker.watermark();
+    long futureLimit = tracker.futureLimitMillis(); // the tracker's guard, read once per event
+    if (eventTimeMillis > futureLimit) {
+      return future(source, handle, eventTimeMillis, lateEnd, watermark, key, value, futureLimit);
+    }
+    if (lateEnd <= watermark && !joinsOpen(eventTimeMillis, key)) {
+      return late(source, handle, eventTimeMillis, lateEnd, watermark, key, value, futureLimit);
+    }
+    accumulate(eventTimeMillis, key, value, watermark);
+    counters.accepted();
+    try {
+      // A timer may throw: the event is in by now.
+      observe(source, handle, eventTimeMillis, futureLimit);
+    } finally {
+      finalizeReady();
+    }
+    return true;
+  }
+
+  /** Observes through the handle when there is one: no hash lookup of the source. */
+  private void observe(
+      Object source, WatermarkTracker.Source handle, long eventTimeMillis, long futureLimit) {
+    if (handle != null) {
+      tracker.observe(handle, eventTimeMillis, futureLimit);
+    } else {
+      tracker.observe(source, eventTimeMillis, futureLimit);
+    }
+  }
+
+  /**
+   * The late path: count, observe (against {@code futureLimit}: an event beyond it is only counted
+   * by the tracker), finalize what the observation passed, then hand over. A timer that throws
+   * during the observation does not skip the count, the finalization or the handler: its exception
+   * is rethrown after them (with the handler's, if that throws too, added as suppressed).
+   */
+  private boolean late(
+      Object source,
+      WatermarkTracker.Source handle,
+      long eventTimeMillis,
+      long end,
+      long watermark,
+      K key,
+      V value,
+      long futureLimit) {
+    latePath.countLate(source);
+    counters.late();
+    RuntimeException timerFailure = null;
+    try {
+      observe(source, handle, eventTimeMillis, futureLimit);
+    } catch (RuntimeException e) {
+      timerFailure = e;
+    }
+    finalizeReady();
+    latePath.handOver(source, eventTimeMillis, end, watermark, key, value, timerFailure);
+    return false;
+  }
+
+  /**
+   * An event beyond the future-timestamp guard: neither activity nor a frontier move, whether or
+   * not it is also behind the watermark; into its windows under {@code ACCEPT} if they are still
+   * open, else to the late path.
+   */
+  private boolean future(
+      Object source,
+      WatermarkTracker.Source handle,
+      long eventTimeMillis,
+      long lateEnd,
+      long watermark,
+      K key,
+      V value,
+      long futureLimit) {
+    // A watermark ahead of the wall clock: its windows may be closed.
+    boolean closed = lateEnd <= watermark && !joinsOpen(eventTimeMillis, key);
+    if (futureEventPolicy == FutureEventPolicy.ACCEPT && !closed) {
+      accumulate(eventTimeMillis, key, value, watermark);
+      counters.accepted();
+    }
+    latePath.countFuture(source);
+    if (futureEventPolicy == FutureEventPolicy.LATE || closed) {
+      return late(source, handle, eventTimeMillis, lateEnd, watermark, key, value, futureLimit);
+    }
+    try {
+      // Counted by the tracker's guard: a re-evaluation, but no activity of the source.
+      observe(source, handle, eventTimeMillis, futureLimit);
+    } finally {
+      finalizeReady();
+    }
+    return true;
+  }
+
+  /**
+   * Returns the results of the windows finalized since the last call, each window exactly once, in
+   * the order they were finalized (ascending end), a result per key in the order the kind states.
+   * Returns an empty list, without allocating, when there is none. The convenient form of {@link
+   * #drainFinalized(ResultVisitor)}, which allocates nothing.
+   *
+   * <p>If the aggregator's {@code result} throws, the exception propagates and no window is taken
+   * off the queue: the next call returns them all again (and calls {@code result} again).
+   *
+   * @return the new results; a fresh mutable list, or an immutable empty one
+   */
+  public final List<WindowResult<K, R>> pollFinalized() {
+    requireNotEmitting("pollFinalized");
+    finalizeReady(); // a safety net: every call that moves the watermark finalizes already
+    if (noneReady()) {
+      return List.of();
+    }
+    List<WindowResult<K, R>> results = new ArrayList<>(readyResults());
+    emitting = true;
+    try { // taken off the queue only once every result is computed
+      visitReady(
+          (start, end, key, value) -> results.add(new WindowResult<>(start, end, key, value)));
+    } finally {
+      emitting = false;
+    }
+    takeReady();
+    return results;
+  }
+
+  /**
+   * Hands the results of the windows finalized since the last call to {@code visitor}: the same
+   * results as {@link #pollFinalized()}, in the same order, without allocating. With a built-in
+   * {@code long} aggregator of {@link Aggregators}, each result goes to {@link
+   * ResultVisitor#visitLong}, as a primitive; otherwise to {@link ResultVisitor#visit}.
+   *
+   * <p>A window is taken off the queue once all its results have been visited. If the visitor or
+   * the aggregator's {@code result} throws, the exception propagates, the windows visited before
+   * stay emitted, and the window being visited stays at the head of the queue: the next call visits
+   * it again from its first result. A visitor that writes to an idempotent sink (an upsert) can
+   * simply call again.
+   *
+   * @param visitor receives each result; called on this thread, before this method returns
+   * @return the number of results visited
+   * @throws NullPointerException if {@code visitor} is null
+   */
+  public final int drainFinalized(ResultVisitor<? super K, ? super R> visitor) {
+    requireNotEmitting("drainFinalized");
+    Objects.requireNonNull(visitor, "visitor");
+    finalizeReady(); // a safety net: every call that moves the watermark finalizes already
+    emitting = true;
+    try {
+      return drainReady(visitor);
+    } finally {
+      emitting = false;
+    }
+  }
+
+  /**
+   * Refuses a call made from a result visitor or an aggregator's {@code result} while these windows
+   * hand out results: it would change the windows being emitted. Nothing has changed when it
+   * throws; the drain then treats the exception as the visitor's own (the window being visited is
+   * handed out again, from its first result, at the next drain).
+   */
+  final void requireNotEmitting(String call) {
+    if (emitting) {
+      throw new IllegalStateException(
+          call
+              + " called from a result visitor or an aggregator's result() while the windows"
+              + " emit: return from the visitor, then call it");
+    }
+  }
+
+  /** Returns the number of keys the dictionary holds, evictable ones included (for tests). */
+  final int dictionarySize() {
+    return keys.size();
+  }
+
+  /**
+   * Declares an expected source; see {@link WatermarkTracker#register(Object)}.
+   *
+   * @param source the source
+   * @throws NullPointerException if {@code source} is null
+   */
+  public final void register(Object source) {
+    requireNotEmitting("register");
+    tracker.register(source);
+  }
+
+  /**
+   * Records activity of a source without an event and re-evaluates; see {@link
+   * WatermarkTracker#heartbeat(Object)}.
+   *
+   * @param source the source
+   * @throws NullPointerException if {@code source} is null
+   */
+  public final void heartbeat(Object source) {
+    requireNotEmitting("heartbeat");
+    try {
+      tracker.heartbeat(source);
+    } finally {
+      finalizeReady();
+    }
+  }
+
+  /**
+   * Returns the frontier of a source; see {@link WatermarkTracker#frontier(Object)}. Writer thread
+   * only.
+   *
+   * @param source the source
+   * @return the frontier, or {@link WatermarkTracker#UNSEEN} if unknown or unseen
+   * @throws NullPointerException if {@code source} is null
+   */
+  public final long frontier(Object source) {
+    return tracker.frontier(source);
+  }
+
+  /**
+   * Returns whether a source is known and active; see {@link WatermarkTracker#isActive(Object)}.
+   * Writer thread only.
+   *
+   * @param source the source
+   * @return {@code true} if the source is known and active
+   * @throws NullPointerException if {@code source} is null
+   */
+  public final boolean isActive(Object source) {
+    return tracker.isActive(source);
+  }
+
+  /**
+   * A punctuation: the source asserts its own watermark; see {@link
+   * WatermarkTracker#punctuate(Object, long)}.
+   *
+   * @param source the source
+   * @param watermarkMillis the source's own watermark in epoch milliseconds
+   * @throws NullPointerException if {@code source} is null
+   */
+  public final void punctuate(Object source, long watermarkMillis) {
+    requireNotEmitting("punctuate");
+    try {
+      tracker.punctuate(source, watermarkMillis);
+    } finally {
+      finalizeReady();
+    }
+  }
+
+  /**
+   * Lookahead on a fetched batch of one source; see {@link WatermarkTracker#lookahead(Object, long,
+   * long)}. Call it before adding the batch's events.
+   *
+   * @param source the source
+   * @param minEventTimeMillis the smallest event time in the batch
+   * @param maxEventTimeMillis the largest event time in the batch
+   * @throws NullPointerException if {@code source} is null
+   * @throws IllegalArgumentException if {@code minEventTimeMillis > maxEventTimeMillis}; nothing
+   *     changes
+   */
+  public final void lookahead(Object source, long minEventTimeMillis, long maxEventTimeMillis) {
+    requireNotEmitting("lookahead");
+    try {
+      tracker.lookahead(source, minEventTimeMillis, maxEventTimeMillis);
+    } finally {
+      finalizeReady();
+    }
+  }
+
+  /**
+   * Registers an event-time timer; see {@link WatermarkTracker#registerTimer(long,
+   * WatermarkTimer)}. A timer fires inside the call that moves the watermark, before that call
+   * finalizes the windows the move closes: poll them after the call returns.
+   *
+   * @param timeMillis the event time to wait for, in epoch milliseconds
+   * @param timer the callback
+   * @throws NullPointerException if {@code timer} is null
+   */
+  public final void registerTimer(long timeMillis, WatermarkTimer timer) {
+    requireNotEmitting("registerTimer");
+    tracker.registerTimer(timeMillis, timer);
+  }
+
+  /**
+   * Returns how far the watermark trails the wall clock; see {@link
+   * WatermarkTracker#watermarkLagMillis()}. Any thread.
+   *
+   * @return the watermark lag in milliseconds, {@link Long#MAX_VALUE} before the first watermark
+   */
+  public final long watermarkLagMillis() {
+    return tracker.watermarkLagMillis();
+  }
+
+  /**
+   * Forgets a source and re-evaluates; see {@link WatermarkTracker#remove(Object)}.
+   *
+   * @param source the source
+   * @return {@code true} if the source was known
+   * @throws NullPointerException if {@code source} is null
+   */
+  public final boolean remove(Object source) {
+    requireNotEmitting("remove");
+    try {
+      return tracker.remove(source);
+    } finally {
+      finalizeReady();
+    }
+  }
+
+  /** Re-evaluates idleness and the watermark now; see {@link WatermarkTracker#refresh()}. */
+  public final void refresh() {
+    requireNotEmitting("refresh");
+    try {
+      tracker.refresh();
+    } finally {
+      finalizeReady();
+    }
+  }
+
+  /**
+   * The all-quiet hook; see {@link WatermarkTracker#advanceTo(long)}. Closes every window whose
+   * {@code end + allowedLateness <= wallMillis}.
+   *
+   * @param wallMillis the wall-clock time in epoch milliseconds
+   */
+  public final void advanceTo(long wallMillis) {
+    requireNotEmitting("advanceTo");
+    try {
+      tracker.advanceTo(wallMillis);
+    } finally {
+      finalizeReady();
+    }
+  }
+
+  /**
+   * The end of the input; see {@link WatermarkTracker#finish()}. Every open window is finalized,
+   * however large the allowed lateness and wherever its end, and every later event is late.
+   */
+  public final void finish() {
+    requireNotEmitting("finish");
+    try {
+      tracker.finish();
+    } finally {
+      finalizeReady();
+    }
+  }
+
+  /**
+   * Observes an event time of {@code source} without adding an event: the frontier, activity and
+   * re-evaluation of {@link #add(Object, long, Object, Object)}, and nothing else (no window, no
+   * count, no late path). For a record that is known to be in a window already written, such as a
+   * redelivered one, so that the watermark still moves exactly as it did the first time.
+   *
+   * @param source the source, or a handle from {@link #source(Object)}
+   * @param eventTimeMillis the event time in epoch milliseconds
+   * @throws NullPointerException if {@code source} is null
+   * @throws IllegalArgumentException if {@code source} is a handle of other windows
+   */
+  public final void observe(Object source, long eventTimeMillis) {
+    requireNotEmitting("observe");
+    Objects.requireNonNull(source, "source");
+    Object key = keyOf(source);
+    try {
+      long futureLimit = tracker.futureLimitMillis();
+      boolean observed =
+          source instanceof WatermarkTracker.Source // keyOf checked it is these windows'
+              ? tracker.observe((WatermarkTracker.Source) source, eventTimeMillis, futureLimit)
+              : tracker.observe(source, eventTimeMillis, futureLimit);
+      if (!observed) {
+        latePath.countFuture(key); // beyond the guard: counted, not observed
+      }
+    } finally {
+      finalizeReady();
+    }
+  }
+
+  /** The key behind a source argument; a handle must be one of these windows'. */
+  private Object keyOf(Object source) {
+    if (source instanceof WatermarkTracker.Source) {
+      WatermarkTracker.Source handle = (WatermarkTracker.Source) source;
+      if (!handle.belongsTo(tracker)) {
+        throw new IllegalArgumentException(
+            "source handle belongs to other windows: " + handle.key());
+      }
+      return handle.key();
+    }
+    return source;
+  }
+
+  /**
+   * Counts an event of {@code source} as late, whatever the watermark, and observes it as {@link
+   * #observe(Object, long)} does: for an event the caller knows belongs to a window already written
+   * (by a previous owner of a Kafka partition, say). Counted in {@link WindowStats#late()} and
+   * {@link #lateBySource()}; the late handler is not called (there is no key or value).
+   *
+   * @param source the source, or a handle from {@link #source(Object)}
+   * @param eventTimeMillis the event time in epoch milliseconds
+   * @throws NullPointerException if {@code source} is null; nothing changes
+   * @throws IllegalArgumentException if {@code source} is a handle of other windows; nothing
+   *     changes
+   */
+  public final void observeLate(Object source, long eventTimeMillis) {
+    requireNotEmitting("observeLate");
+    Objects.requireNonNull(source, "source");
+    Object key = keyOf(source);
+    counters.late();
+    latePath.countLate(key);
+    observe(source, eventTimeMillis);
+  }
+
+  /**
+   * Returns the number of events added so far, in their window or to the late path ({@link
+   * WindowStats#accepted()} plus {@link WindowStats#late()}), without allocating. Any thread. A
+   * caller can tell from it whether an {@code add} that threw had taken its event: an exception
+   * from the aggregator leaves it unchanged, one from a timer comes after the event was counted.
+   *
+   * @return the number of events added
+   */
+  public final long events() {
+    return counters.events();
+  }
+
+  /**
+   * Seeds the watermark at start-up from the end of the newest window the sink has written, clamped
+   * to {@code clock.wallMillis() - allowedLateness}; see {@link
+   * WatermarkTracker#seedWatermark(long)}. Redelivered events of windows ending at or before the
+   * seed are then late, so a written window is never overwritten with a partial one.
+   *
+   * <p>An empty sink has nothing to protect: skip the call, or pass {@link
+   * WatermarkTracker#NO_WATERMARK}, which changes nothing.
+   *
+   * @param newestWindowEndMillis the end of the newest written window, in epoch milliseconds
+   * @return the watermark after seeding
+   */
+  public final long seedWatermark(long newestWindowEndMillis) {
+    requireNotEmitting("seedWatermark");
+    try {
+      return tracker.seedWatermark(newestWindowEndMillis);
+    } finally {
+      finalizeReady();
+    }
+  }
+
+  /**
+   * Returns the watermark; no side effect, any thread. See {@link WatermarkTracker#watermark()}.
+   *
+   * @return the watermark in epoch milliseconds, or {@link WatermarkTracker#NO_WATERMARK}
+   */
+  public final long watermark() {
+    return tracker.watermark();
+  }
+
+  /**
+   * Returns the number of active sources; no side effect, any thread.
+   *
+   * @return the number of active sources
+   */
+  public final int activeSources() {
+    return tracker.activeSources();
+  }
+
+  /**
+   * Returns the allowed lateness in milliseconds.
+   *
+   * @return the allowed lateness, {@code >= 0}
+   */
+  public final long allowedLatenessMillis() {
+    return tracker.allowedLatenessMillis();
+  }
+
+  /**
+   * Returns a snapshot of the counters; no side effect, any thread (see {@link WindowStats} for
+   * what a snapshot taken on another thread guarantees).
+   *
+   * @return the counters
+   */
+  public final WindowStats stats() {
+    return counters.snapshot(tracker.futureEvents(), tracker.watermark());
+  }
+
+  /** Moves every window whose end the watermark has reached to the finalized queue. */
+  final void finalizeReady() {
+    closeReady(tracker.watermark());
+  }
+
+  @SuppressWarnings("unchecked") // values reach the aggregator only through add(..., V value)
+  final Aggregator<Object, Object, ?> objectAggregator() {
+    return (Aggregator<Object, Object, ?>) (Aggregator<?, Object, ?>) aggregator;
+  }
+}

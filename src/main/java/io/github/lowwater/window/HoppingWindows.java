@@ -1,0 +1,409 @@
+package io.github.lowwater.window;
+
+import io.github.lowwater.internal.Checks;
+import io.github.lowwater.internal.TimeMath;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Keyed hopping (sliding) event-time windows: windows of {@code size} that start every {@code
+ * advance}, {@code [k·advance + offset, k·advance + offset + size)}, so that an event belongs to
+ * {@code size / advance} windows (rounded either way). With {@code advance == size} they are
+ * exactly {@link TumblingWindows}.
+ *
+ * <p><b>One update per event, not {@code size / advance}.</b> Events are folded into panes, the
+ * slices of {@code gcd(size, advance)} that every window is made of, and a window combines its
+ * panes with {@link Aggregator#merge} once, when it is drained (Flink SQL and Hazelcast Jet slice
+ * this way). A pane is freed once the last window that holds it is drained. The aggregator must
+ * merge: {@code build()} refuses one that does not.
+ *
+ * <p><b>Not thread-safe for writes; confine every mutating call to one thread.</b> {@code add}
+ * costs what {@link TumblingWindows#add} costs; a drain costs, per window, its panes' entries. No
+ * allocation at steady state with the built-in {@code long} aggregators. No threads are started.
+ *
+ * <h2>Rules</h2>
+ *
+ * <ol>
+ *   <li>Event times must lie in {@code [Long.MIN_VALUE + size, Long.MAX_VALUE - size]}, so that
+ *       every window of the event fits in a {@code long}; {@code add} refuses another with {@link
+ *       IllegalArgumentException}, and nothing changes.
+ *   <li>An event is <em>late</em> iff the end of its last window is {@code <= watermark} at its
+ *       arrival (every window it belongs to is finalized): counted once, handed to the late handler
+ *       once, with that end as {@code windowEnd}.
+ *   <li>An event whose first windows are finalized but whose last one is open goes into its open
+ *       windows only, and is counted in {@link WindowStats#partiallyLate()} (and in {@code
+ *       accepted}); it never reaches the late handler.
+ *   <li>A window is finalized once the watermark reaches its end, in ascending end order, each
+ *       exactly once, and only if one of its panes holds an event; within a window, the keys come
+ *       in the order of the window's panes, oldest first, and within a pane in the order of their
+ *       first event.
+ *   <li>If {@link Aggregator#merge} or {@code result} throws during a drain, the window being
+ *       combined stays at the head of the queue, unchanged, and the next drain combines it again.
+ * </ol>
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ * @param <R> the result type
+ */
+public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
+
+  private static final Comparator<WindowEntries> BY_START =
+      (a, b) -> Long.compare(a.start, b.start);
+
+  private final HoppingAssigner shape;
+
+  /** The panes: open ones, and retired ones that finalized windows still combine. */
+  private final SliceStore panes;
+
+  /** The pool of emptied panes and windows, and the visit. */
+  private final WindowQueue<K, R> pool;
+
+  /** Retired panes, oldest first, released once the windows holding them are drained. */
+  private final ArrayDeque<WindowEntries> retired = new ArrayDeque<>();
+
+  /**
+   * Finalized windows, in ascending start order: each combined when drained, or earlier when a
+   * partially late event is about to change one of its panes.
+   */
+  private final ArrayDeque<WindowEntries> finalized = new ArrayDeque<>();
+
+  /** The start of the first window not finalized yet. */
+  private long nextStart = Long.MIN_VALUE;
+
+  private int[] idsByPosition = new int[16];
+  private WindowEntries[] gathered = new WindowEntries[16];
+  private int expectedKeysPerWindow;
+
+  private long[] sweepMarks;
+  private final Consumer<WindowEntries> markIds = w -> w.markIds(sweepMarks);
+
+  private HoppingWindows(Builder<? super V, R> builder) {
+    super(builder);
+    this.shape =
+        new HoppingAssigner(builder.sizeMillis, builder.advanceMillis, builder.offsetMillis);
+    this.pool = new WindowQueue<>(keys, aggregator, longFold != null, counters);
+    this.panes =
+        new SliceStore(
+            new TumblingAssigner(shape.paneMillis(), shape.paneOffsetMillis()),
+            keys,
+            pool,
+            counters,
+            aggregator);
+  }
+
+  /**
+   * Returns a builder for hopping windows folded with the given aggregator.
+   *
+   * @param size the window size, at least one millisecond; converted to milliseconds once,
+   *     saturating (sub-millisecond parts are dropped)
+   * @param advance how far apart windows start, at least one millisecond and at most {@code size}
+   * @param aggregator folds the values of one key, and {@linkplain Aggregator#merge merges} panes
+   * @param <V> the value type
+   * @param <R> the result type
+   * @return a new builder
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code size} or {@code advance} is shorter than one
+   *     millisecond, or {@code advance > size}
+   */
+  public static <V, R> Builder<V, R> builder(
+      Duration size, Duration advance, Aggregator<? super V, ?, R> aggregator) {
+    return new Builder<>(size, advance, aggregator);
+  }
+
+  /**
+   * Returns the window size in milliseconds.
+   *
+   * @return the size, {@code >= 1}
+   */
+  public long sizeMillis() {
+    return shape.sizeMillis();
+  }
+
+  /**
+   * Returns the advance in milliseconds.
+   *
+   * @return the advance, {@code 1 <= advance <= size}
+   */
+  public long advanceMillis() {
+    return shape.advanceMillis();
+  }
+
+  /**
+   * Returns the end of the last window that holds an event time: an event is late iff this is
+   * {@code <= watermark()}.
+   *
+   * @param eventTimeMillis the event time, in the range of rule 1
+   * @return the end in epoch milliseconds
+   * @throws IllegalArgumentException if {@code eventTimeMillis} is outside the range of rule 1
+   */
+  public long lastWindowEnd(long eventTimeMillis) {
+    return lateEnd(eventTimeMillis);
+  }
+
+  @Override
+  public String toString() {
+    return "HoppingWindows{sizeMillis="
+        + shape.sizeMillis()
+        + ", advanceMillis="
+        + shape.advanceMillis()
+        + ", "
+        + stats()
+        + "}";
+  }
+
+  @Override
+  long lateEnd(long eventTimeMillis) {
+    if (!shape.fits(eventTimeMillis)) {
+      throw new IllegalArgumentException(
+          "eventTimeMillis must lie in [Long.MIN_VALUE + size, Long.MAX_VALUE - size] for hopping"
+              + " windows of size "
+              + shape.sizeMillis()
+              + " ms: "
+              + eventTimeMillis);
+    }
+    return shape.lastEnd(eventTimeMillis);
+  }
+
+  @Override
+  void accumulate(long eventTimeMillis, K key, V value, long watermark) {
+    boolean partiallyLate = shape.firstEnd(eventTimeMillis) <= watermark;
+    if (partiallyLate) {
+      combineFinalizedHolding(eventTimeMillis); // they must not see this event
+    }
+    panes.accumulate(eventTimeMillis, key, value);
+    if (partiallyLate) {
+      counters.partiallyLate();
+    }
+  }
+
+  /** Combines now every finalized window that holds {@code eventTimeMillis}, newest first. */
+  private void combineFinalizedHolding(long eventTimeMillis) {
+    long firstStart = shape.firstStart(eventTimeMillis);
+    var it = finalized.descendingIterator();
+    while (it.hasNext()) {
+      WindowEntries w = it.next();
+      if (w.start < firstStart) {
+        break;
+      }
+      combine(w);
+    }
+  }
+
+  @Override
+  void closeReady(long watermark) {
+    WindowEntries oldest;
+    while ((oldest = panes.oldest()) != null) {
+      long start = Math.max(nextStart, shape.firstStart(oldest.start));
+      long end = start + shape.sizeMillis();
+      if (end > watermark) {
+        break;
+      }
+      WindowEntries w = pool.open(start, end, expectedKeysPerWindow);
+      w.combined = false;
+      finalized.add(w);
+      counters.windowFinalized();
+      nextStart =
+          start > Long.MAX_VALUE - shape.advanceMillis()
+              ? Long.MAX_VALUE
+              : start + shape.advanceMillis();
+      while ((oldest = panes.oldest()) != null && shape.lastStart(oldest.start) <= start) {
+        retired.add(panes.retireOldest());
+      }
+    }
+    nextStart = Math.max(nextStart, shape.firstOpenStart(watermark));
+  }
+
+  /** Fills a finalized window with its panes' combination, once; unchanged if a merge throws. */
+  private void combine(WindowEntries w) {
+    if (w.combined) {
+      return;
+    }
+    w.reset(w.start, w.end, expectedKeysPerWindow, keys.idBound());
+    try {
+      int count = gatherPanes(w.start);
+      for (int i = 0; i < count; i++) {
+        WindowEntries pane = gathered[i];
+        if (idsByPosition.length < pane.size()) {
+          idsByPosition = new int[Math.max(pane.size(), idsByPosition.length * 2)];
+        }
+        w.mergeAll(pane, idsByPosition, longFold, objectAggregator(), keys.idBound());
+      }
+    } catch (RuntimeException e) {
+      w.reset(w.start, w.end, 0, keys.idBound()); // empty again: the next drain combines anew
+      throw e;
+    } finally {
+      Arrays.fill(gathered, null);
+    }
+    w.combined = true;
+    expectedKeysPerWindow = w.size();
+  }
+
+  /**
+   * Collects the panes of the window starting at {@code start}, oldest first, into {@link
+   * #gathered}: by probing each pane start if the window has fewer panes than are held, else by
+   * filtering the held panes.
+   *
+   * @return the number of panes collected
+   */
+  private int gatherPanes(long start) {
+    long paneMillis = shape.paneMillis();
+    long panesPerWindow = shape.sizeMillis() / paneMillis;
+    int count = 0;
+    if (panesPerWindow <= panes.findable()) {
+      for (long i = 0, s = start; i < panesPerWindow; i++, s += paneMillis) {
+        WindowEntries pane = panes.get(s);
+        if (pane != null) {
+          count = gather(pane, count);
+        }
+      }
+      return count;
+    }
+    long end = start + shape.sizeMillis();
+    for (WindowEntries pane : retired) {
+      if (pane.start >= start && pane.start < end) {
+        count = gather(pane, count);
+      }
+    }
+    int[] n = {count};
+    panes.forEach(
+        pane -> {
+          if (pane.start >= start && pane.start < end) {
+            n[0] = gather(pane, n[0]);
+          }
+        });
+    Arrays.sort(gathered, 0, n[0], BY_START);
+    return n[0];
+  }
+
+  private int gather(WindowEntries pane, int count) {
+    if (count == gathered.length) {
+      gathered = Arrays.copyOf(gathered, count * 2);
+    }
+    gathered[count] = pane;
+    return count + 1;
+  }
+
+  @Override
+  boolean noneReady() {
+    return finalized.isEmpty();
+  }
+
+  @Override
+  int readyResults() {
+    return finalized.size() * Math.max(1, expectedKeysPerWindow);
+  }
+
+  @Override
+  void visitReady(ResultVisitor<? super K, ? super R> visitor) {
+    for (WindowEntries w : finalized) {
+      combine(w);
+      pool.visit(w, visitor);
+    }
+  }
+
+  @Override
+  void takeReady() {
+    pool.sizeSparePool(counters.openWindows() + retired.size() + finalized.size());
+    while (!finalized.isEmpty()) {
+      emitted(finalized.peek());
+    }
+  }
+
+  @Override
+  int drainReady(ResultVisitor<? super K, ? super R> visitor) {
+    pool.sizeSparePool(counters.openWindows() + retired.size() + finalized.size());
+    int count = 0;
+    WindowEntries w;
+    while ((w = finalized.peek()) != null) {
+      combine(w);
+      pool.visit(w, visitor);
+      count += w.size();
+      emitted(w);
+    }
+    return count;
+  }
+
+  /** The head window was handed out: it goes back to the pool, with the panes only it held. */
+  private void emitted(WindowEntries w) {
+    finalized.poll();
+    keys.emitted();
+    WindowEntries pane;
+    while ((pane = retired.peek()) != null && shape.lastStart(pane.start) <= w.start) {
+      retired.poll();
+      panes.release(pane);
+      pool.recycle(pane);
+    }
+    pool.recycle(w);
+  }
+
+  @Override
+  void markLiveIds(long[] live) {
+    sweepMarks = live;
+    try {
+      panes.forEach(markIds);
+      retired.forEach(markIds);
+      finalized.forEach(markIds);
+    } finally {
+      sweepMarks = null;
+    }
+  }
+
+  /**
+   * Configures {@link HoppingWindows}: the size, the advance, the offset and the aggregator, and
+   * the options every kind shares ({@link WindowOptions}).
+   *
+   * @param <V> the value type
+   * @param <R> the result type
+   */
+  public static final class Builder<V, R> extends WindowOptions<V, R, Builder<V, R>> {
+    private final long sizeMillis;
+    private final long advanceMillis;
+    private long offsetMillis;
+    private boolean offsetSet;
+
+    private Builder(Duration size, Duration advance, Aggregator<? super V, ?, R> aggregator) {
+      super(aggregator);
+      this.sizeMillis = Checks.requireMillis(size, "size");
+      long advanceMillis = Checks.requireMillis(advance, "advance");
+      if (advanceMillis > sizeMillis) {
+        throw new IllegalArgumentException("advance must be <= size (" + size + "): " + advance);
+      }
+      this.advanceMillis = advanceMillis;
+    }
+
+    /**
+     * Shifts the windows: they start at {@code k·advance + offset}. Default 0 (windows aligned on
+     * the epoch). Only {@code offset} modulo {@code advance} matters.
+     *
+     * @param offset the offset, any duration; converted to milliseconds, saturating
+     * @return this builder
+     * @throws NullPointerException if {@code offset} is null
+     * @throws IllegalStateException if the offset was already set
+     */
+    public Builder<V, R> offset(Duration offset) {
+      Objects.requireNonNull(offset, "offset");
+      Checks.requireUnset(!offsetSet, "offset", Duration.ofMillis(offsetMillis));
+      this.offsetMillis = TimeMath.toMillisSaturated(offset);
+      this.offsetSet = true;
+      return this;
+    }
+
+    /**
+     * Builds the windows, with no source, no open window and no watermark.
+     *
+     * @param <K> the key type
+     * @param <W> the value type: the builder's, or a subtype
+     * @return new windows
+     * @throws IllegalArgumentException if the aggregator does not implement {@link
+     *     Aggregator#merge}
+     */
+    public <K, W extends V> HoppingWindows<K, W, R> build() {
+      requireMerging("hopping windows");
+      return new HoppingWindows<K, W, R>(this);
+    }
+  }
+}

@@ -1,0 +1,234 @@
+package io.github.lowwater.window;
+
+import io.github.lowwater.internal.Checks;
+import io.github.lowwater.internal.TimeMath;
+import java.time.Duration;
+import java.util.Arrays;
+
+/**
+ * Keyed event-time session windows: the events of a key, split wherever two consecutive event times
+ * are at least {@code gap} apart. A session is {@code [first, last + gap)}, where {@code first} and
+ * {@code last} are its earliest and latest event times.
+ *
+ * <p><b>Not thread-safe for writes; confine every mutating call to one thread.</b> {@code add}
+ * costs one key lookup and a walk of the key's open sessions (one, unless the key's events are more
+ * disordered than the gap), plus {@code O(log open sessions)} when the session's end moves. No
+ * allocation at steady state with the built-in {@code long} aggregators (sessions are slots of
+ * primitive arrays, reused). No threads are started.
+ *
+ * <h2>Rules</h2>
+ *
+ * <ol>
+ *   <li>An event at {@code t} <em>joins</em> an open session of its key when {@code first - gap < t
+ *       < last + gap}: the gap is strict, so two events exactly {@code gap} apart are in two
+ *       sessions. An event that joins several open sessions merges them into one ({@link
+ *       Aggregator#merge}). The sessions of a key are therefore those of its events taken together,
+ *       in whatever order they came, as long as none was emitted in between.
+ *   <li>An event is <em>late</em> iff it joins no open session and {@code t + gap <= watermark} at
+ *       its arrival (a session it would start is already complete): counted, handed to the late
+ *       handler with {@code t + gap} as {@code windowEnd}. An emitted session never changes: an
+ *       event within the gap of an emitted session that is not late starts a new session.
+ *   <li>A session is finalized once the watermark reaches its end {@code last + gap}; sessions are
+ *       emitted in ascending (end, start) order, each exactly once, one result each.
+ *   <li>Kafka Streams and Flink join two events exactly {@code g} apart: their inclusive gap {@code
+ *       g} is our strict gap {@code g + 1 ms}, and their session {@code [first, last]} is our
+ *       {@code [first, last + gap)}.
+ * </ol>
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ * @param <R> the result type
+ */
+public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
+
+  private final long gapMillis;
+  private final SessionTable sessions;
+
+  /** Finalized sessions waiting for a drain, by slot, in the order they were finalized. */
+  private int[] finalized = new int[16];
+
+  private int finalizedHead;
+  private int finalizedTail;
+
+  private SessionWindows(Builder<? super V, R> builder) {
+    super(builder);
+    this.gapMillis = builder.gapMillis;
+    this.sessions = new SessionTable(gapMillis, longFold, objectAggregator());
+  }
+
+  /**
+   * Returns a builder for session windows of the given gap folded with the given aggregator.
+   *
+   * @param gap the gap that ends a session, at least one millisecond; converted to milliseconds
+   *     once, saturating (sub-millisecond parts are dropped)
+   * @param aggregator folds the values of one key, and {@linkplain Aggregator#merge merges}
+   *     sessions that an event joins
+   * @param <V> the value type
+   * @param <R> the result type
+   * @return a new builder
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code gap} is shorter than one millisecond
+   */
+  public static <V, R> Builder<V, R> builder(Duration gap, Aggregator<? super V, ?, R> aggregator) {
+    return new Builder<>(gap, aggregator);
+  }
+
+  /**
+   * Returns the gap in milliseconds.
+   *
+   * @return the gap, {@code >= 1}
+   */
+  public long gapMillis() {
+    return gapMillis;
+  }
+
+  @Override
+  public String toString() {
+    return "SessionWindows{gapMillis=" + gapMillis + ", " + stats() + "}";
+  }
+
+  @Override
+  long lateEnd(long eventTimeMillis) {
+    return TimeMath.saturatedAdd(eventTimeMillis, gapMillis);
+  }
+
+  @Override
+  boolean joinsOpen(long eventTimeMillis, K key) {
+    int id = keys.find(key);
+    return id >= 0 && sessions.joinsOpen(id, eventTimeMillis);
+  }
+
+  @Override
+  void accumulate(long eventTimeMillis, K key, V value, long watermark) {
+    int id = keys.id(key);
+    int opened = sessions.add(id, eventTimeMillis, value);
+    if (opened == 1) {
+      counters.windowOpened();
+      counters.entryOpened();
+    } else {
+      for (int i = opened; i < 0; i++) {
+        counters.windowClosed(1); // merged away
+      }
+    }
+  }
+
+  @Override
+  void closeReady(long watermark) {
+    int slot;
+    while ((slot = sessions.closeNext(watermark)) >= 0) {
+      if (finalizedTail == finalized.length) {
+        compactFinalized();
+      }
+      finalized[finalizedTail++] = slot;
+      counters.windowClosed(1);
+      counters.windowFinalized();
+    }
+  }
+
+  private void compactFinalized() {
+    int waiting = finalizedTail - finalizedHead;
+    if (waiting * 2 > finalized.length) {
+      finalized = Arrays.copyOf(finalized, finalized.length * 2);
+    }
+    System.arraycopy(finalized, finalizedHead, finalized, 0, waiting);
+    finalizedHead = 0;
+    finalizedTail = waiting;
+  }
+
+  @Override
+  boolean noneReady() {
+    return finalizedHead == finalizedTail;
+  }
+
+  @Override
+  int readyResults() {
+    return finalizedTail - finalizedHead;
+  }
+
+  @Override
+  void visitReady(ResultVisitor<? super K, ? super R> visitor) {
+    for (int i = finalizedHead; i < finalizedTail; i++) {
+      visit(finalized[i], visitor);
+    }
+  }
+
+  @Override
+  void takeReady() {
+    while (finalizedHead < finalizedTail) {
+      emitted();
+    }
+  }
+
+  @Override
+  int drainReady(ResultVisitor<? super K, ? super R> visitor) {
+    int count = 0;
+    while (finalizedHead < finalizedTail) {
+      visit(finalized[finalizedHead], visitor);
+      emitted();
+      count++;
+    }
+    return count;
+  }
+
+  private void visit(int slot, ResultVisitor<? super K, ? super R> visitor) {
+    @SuppressWarnings("unchecked") // keys are only ever added through add(..., K key, ...)
+    K key = (K) keys.key(sessions.keyId(slot));
+    if (longFold != null) {
+      visitor.visitLong(sessions.first(slot), sessions.end(slot), key, sessions.longAt(slot));
+    } else {
+      visitor.visit(
+          sessions.first(slot),
+          sessions.end(slot),
+          key,
+          aggregator.result(sessions.objectAt(slot)));
+    }
+  }
+
+  private void emitted() {
+    sessions.free(finalized[finalizedHead++]);
+    keys.emitted();
+    if (finalizedHead == finalizedTail) {
+      finalizedHead = 0;
+      finalizedTail = 0;
+    }
+  }
+
+  @Override
+  void markLiveIds(long[] live) {
+    sessions.markIds(live);
+    for (int i = finalizedHead; i < finalizedTail; i++) {
+      int id = sessions.keyId(finalized[i]);
+      live[id >>> 6] |= 1L << id;
+    }
+  }
+
+  /**
+   * Configures {@link SessionWindows}: the gap and the aggregator, and the options every kind
+   * shares ({@link WindowOptions}).
+   *
+   * @param <V> the value type
+   * @param <R> the result type
+   */
+  public static final class Builder<V, R> extends WindowOptions<V, R, Builder<V, R>> {
+    private final long gapMillis;
+
+    private Builder(Duration gap, Aggregator<? super V, ?, R> aggregator) {
+      super(aggregator);
+      this.gapMillis = Checks.requireMillis(gap, "gap");
+    }
+
+    /**
+     * Builds the windows, with no source, no open session and no watermark.
+     *
+     * @param <K> the key type
+     * @param <W> the value type: the builder's, or a subtype
+     * @return new windows
+     * @throws IllegalArgumentException if the aggregator does not implement {@link
+     *     Aggregator#merge}
+     */
+    public <K, W extends V> SessionWindows<K, W, R> build() {
+      requireMerging("session windows");
+      return new SessionWindows<K, W, R>(this);
+    }
+  }
+}

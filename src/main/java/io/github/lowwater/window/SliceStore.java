@@ -1,0 +1,151 @@
+package io.github.lowwater.window;
+
+import java.util.PriorityQueue;
+import java.util.function.Consumer;
+
+/**
+ * The open slices of one window kind: fixed-width, aligned spans of event time ({@link
+ * TumblingAssigner}), each a {@link WindowEntries} of (key, accumulator) entries. A tumbling window
+ * is one slice; a hopping window is the slices of {@code gcd(size, advance)} it covers, combined
+ * when it is emitted. The store folds events into their slice and hands the slices back oldest
+ * first; what a closed slice becomes is the kind's decision.
+ *
+ * <p>Not thread-safe. {@link #accumulate} costs one hash probe of the slice by start (none when the
+ * event falls into the previous event's slice) and one of the key; it allocates nothing once the
+ * slice is open and its arrays large enough.
+ */
+final class SliceStore {
+
+  private final TumblingAssigner assigner;
+  private final KeyDictionary keys;
+  private final WindowQueue<?, ?> queue;
+  private final WindowCounters counters;
+
+  /** The built-in long aggregator's primitive form, or null: then accumulators are objects. */
+  private final LongFold longFold;
+
+  private final Aggregator<Object, Object, ?> aggregator;
+
+  /** Open slices by start. */
+  private final LongObjectMap<WindowEntries> byStart = new LongObjectMap<>();
+
+  /** Open slices, oldest first (slices have one width, so start and end order agree). */
+  private final PriorityQueue<WindowEntries> oldestFirst =
+      new PriorityQueue<>((a, b) -> Long.compare(a.start, b.start));
+
+  /** The slice of the previous accepted event: consecutive events mostly share one. */
+  private WindowEntries last;
+
+  /** The key count of the last closed slice: the next slice is presized to it. */
+  private int expectedKeys;
+
+  @SuppressWarnings("unchecked") // values reach the aggregator only through the kind's add
+  SliceStore(
+      TumblingAssigner assigner,
+      KeyDictionary keys,
+      WindowQueue<?, ?> queue,
+      WindowCounters counters,
+      Aggregator<?, ?, ?> aggregator) {
+    this.assigner = assigner;
+    this.keys = keys;
+    this.queue = queue;
+    this.counters = counters;
+    this.aggregator = (Aggregator<Object, Object, ?>) aggregator;
+    this.longFold = aggregator instanceof LongFold ? (LongFold) aggregator : null;
+  }
+
+  /** Returns the end, exclusive, of the slice that holds {@code eventTimeMillis}. */
+  long endOf(long eventTimeMillis) {
+    WindowEntries w = last;
+    if (w != null && eventTimeMillis >= w.start && eventTimeMillis < w.end) {
+      return w.end; // the previous event's slice, as accumulate finds it: no division
+    }
+    return assigner.endOf(eventTimeMillis);
+  }
+
+  /**
+   * Adds the value to its (slice, key) accumulator, opening the slice if needed; changes nothing if
+   * the key's {@code hashCode} or {@code equals}, or the aggregator, throws.
+   */
+  void accumulate(long eventTimeMillis, Object key, Object value) {
+    WindowEntries w = last;
+    if (w == null || eventTimeMillis < w.start || eventTimeMillis >= w.end) {
+      w = byStart.get(assigner.startOf(eventTimeMillis));
+    }
+    int id = keys.id(key); // a key whose hashCode or equals throws changes nothing
+    boolean opened = w == null;
+    if (opened) {
+      w =
+          queue.open(
+              assigner.startOf(eventTimeMillis), assigner.endOf(eventTimeMillis), expectedKeys);
+    }
+    boolean newKey;
+    try {
+      newKey =
+          longFold != null
+              ? w.fold(id, value, longFold, keys.idBound())
+              : w.fold(id, value, aggregator);
+    } catch (RuntimeException e) {
+      if (opened) {
+        queue.recycle(w);
+      }
+      throw e;
+    }
+    if (opened) {
+      byStart.putNew(w.start, w);
+      oldestFirst.add(w);
+      counters.windowOpened();
+    }
+    if (newKey) {
+      counters.entryOpened();
+    }
+    last = w;
+  }
+
+  /** Returns the oldest open slice, or null. */
+  WindowEntries oldest() {
+    return oldestFirst.peek();
+  }
+
+  /** Returns the open slice starting at {@code start}, or null. */
+  WindowEntries get(long start) {
+    return byStart.get(start);
+  }
+
+  /** Closes the oldest open slice and returns it: the caller finalizes or recycles it. */
+  WindowEntries closeOldest() {
+    WindowEntries w = retireOldest();
+    release(w);
+    return w;
+  }
+
+  /**
+   * Closes the oldest open slice but keeps it findable by {@link #get} until {@link #release}: a
+   * pane that windows waiting for a drain still combine. No event reaches a retired slice (its
+   * windows are all finalized, so its events are late).
+   */
+  WindowEntries retireOldest() {
+    WindowEntries w = oldestFirst.poll();
+    if (last == w) {
+      last = null;
+    }
+    counters.windowClosed(w.size());
+    expectedKeys = w.size();
+    return w;
+  }
+
+  /** Forgets a retired slice: {@link #get} no longer finds it. */
+  void release(WindowEntries w) {
+    byStart.remove(w.start);
+  }
+
+  /** Returns the number of slices {@link #get} finds: the open ones and the retired ones. */
+  int findable() {
+    return byStart.size();
+  }
+
+  /** Applies {@code action} to every open slice (the dictionary's sweep; a gathering walk). */
+  void forEach(Consumer<WindowEntries> action) {
+    oldestFirst.forEach(action);
+  }
+}

@@ -1,0 +1,111 @@
+package io.github.lowwater.window;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The counters of one set of windows, and their snapshot as {@link WindowStats}. Written by the
+ * owner thread with release semantics, read from any thread with acquire semantics, so a metrics
+ * reporter sees recent values, never torn ones; a snapshot may combine values of adjacent events.
+ * Not thread-safe for writes. Allocation-free but {@link #snapshot}.
+ */
+final class WindowCounters {
+
+  private static final VarHandle ACCEPTED;
+  private static final VarHandle LATE;
+  private static final VarHandle PARTIALLY_LATE;
+  private static final VarHandle OPEN_WINDOWS;
+  private static final VarHandle OPEN_ENTRIES;
+  private static final VarHandle FINALIZED_WINDOWS;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      ACCEPTED = lookup.findVarHandle(WindowCounters.class, "accepted", long.class);
+      LATE = lookup.findVarHandle(WindowCounters.class, "late", long.class);
+      PARTIALLY_LATE = lookup.findVarHandle(WindowCounters.class, "partiallyLate", long.class);
+      OPEN_WINDOWS = lookup.findVarHandle(WindowCounters.class, "openWindows", long.class);
+      OPEN_ENTRIES = lookup.findVarHandle(WindowCounters.class, "openEntries", long.class);
+      FINALIZED_WINDOWS =
+          lookup.findVarHandle(WindowCounters.class, "finalizedWindows", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private long accepted;
+  private long late;
+  private long partiallyLate;
+  private long openWindows;
+  private long openEntries;
+  private long finalizedWindows;
+
+  /** An event went into its window. */
+  void accepted() {
+    ACCEPTED.setRelease(this, accepted + 1);
+  }
+
+  /** An accepted event of hopping windows missed its first windows, already finalized. */
+  void partiallyLate() {
+    PARTIALLY_LATE.setRelease(this, partiallyLate + 1);
+  }
+
+  /** An event went to the late path. */
+  void late() {
+    LATE.setRelease(this, late + 1);
+  }
+
+  /** A window (a pane, a session) opened. */
+  void windowOpened() {
+    OPEN_WINDOWS.setRelease(this, openWindows + 1);
+  }
+
+  /** A (window, key) entry opened. */
+  void entryOpened() {
+    OPEN_ENTRIES.setRelease(this, openEntries + 1);
+  }
+
+  /**
+   * An open window (a pane, a session) closed, with its entries.
+   *
+   * @param entries its number of keys
+   */
+  void windowClosed(int entries) {
+    OPEN_WINDOWS.setRelease(this, openWindows - 1);
+    OPEN_ENTRIES.setRelease(this, openEntries - entries);
+  }
+
+  /** A window was finalized: its results wait for the next drain. */
+  void windowFinalized() {
+    FINALIZED_WINDOWS.setRelease(this, finalizedWindows + 1);
+  }
+
+  /** The open windows, for the owner thread (a plain read). */
+  long openWindows() {
+    return openWindows;
+  }
+
+  /** Accepted plus late events; any thread. */
+  long events() {
+    return (long) ACCEPTED.getAcquire(this) + (long) LATE.getAcquire(this);
+  }
+
+  /**
+   * Returns the counters with the tracker's two readings; any thread.
+   *
+   * @param futureEvents the tracker's count of events beyond the future guard
+   * @param watermark the watermark
+   * @return a new snapshot
+   */
+  WindowStats snapshot(long futureEvents, long watermark) {
+    return new WindowStats(
+        (long) ACCEPTED.getAcquire(this),
+        (long) LATE.getAcquire(this),
+        futureEvents,
+        (long) OPEN_WINDOWS.getAcquire(this),
+        (long) OPEN_ENTRIES.getAcquire(this),
+        (long) FINALIZED_WINDOWS.getAcquire(this),
+        watermark,
+        (long) PARTIALLY_LATE.getAcquire(this));
+  }
+}
