@@ -77,8 +77,7 @@ public class WindowKindsBenchmark {
               bh);
       sessions =
           new Kind(
-              configure(
-                      SessionWindows.builder(Duration.ofMillis(gapMillis), Aggregators.sumLong()))
+              configure(SessionWindows.builder(Duration.ofMillis(gapMillis), Aggregators.sumLong()))
                   .build(),
               input,
               bh);
