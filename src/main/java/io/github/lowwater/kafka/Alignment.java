@@ -2,7 +2,7 @@ package io.github.lowwater.kafka;
 
 import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.TimeMath;
-import io.github.lowwater.window.TumblingWindows;
+import io.github.lowwater.window.EventTimeWindows;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
@@ -63,7 +63,7 @@ final class Alignment {
    */
   void align(
       Collection<TopicPartition> assigned,
-      TumblingWindows<?, ?, ?> windows,
+      EventTimeWindows<?, ?, ?> windows,
       Set<TopicPartition> pausedNow) {
     long watermark = reference(assigned, windows);
     if (watermark == WatermarkTracker.NO_WATERMARK) {
@@ -117,7 +117,7 @@ final class Alignment {
    * active partitions that have delivered would make without the others.
    */
   private static long reference(
-      Collection<TopicPartition> assigned, TumblingWindows<?, ?, ?> windows) {
+      Collection<TopicPartition> assigned, EventTimeWindows<?, ?, ?> windows) {
     long watermark = windows.watermark();
     if (watermark != WatermarkTracker.NO_WATERMARK) {
       return watermark;

@@ -3,8 +3,11 @@ package io.github.lowwater.kafka;
 import io.github.lowwater.Clock;
 import io.github.lowwater.WatermarkStrategy;
 import io.github.lowwater.window.Aggregator;
+import io.github.lowwater.window.EventTimeWindows;
 import io.github.lowwater.window.FutureEventPolicy;
+import io.github.lowwater.window.HoppingWindows;
 import io.github.lowwater.window.TumblingWindows;
+import io.github.lowwater.window.WindowOptions;
 import java.time.Duration;
 import org.apache.kafka.clients.consumer.Consumer;
 
@@ -12,13 +15,14 @@ import org.apache.kafka.clients.consumer.Consumer;
  * What {@link KafkaWindows.Builder#build()} fixed, copied out of the builder: a builder changed
  * after {@code build()} changes nothing in the driver it built, partitions assigned later included.
  * Immutable; the options left unset are {@code null} (or a negative sentinel) and take the core's
- * defaults when each partition's windows are built.
+ * defaults when each partition's windows are built. {@code advance} is null for tumbling windows.
  *
  * @param <V> the value type
  * @param <R> the result type
  */
 record KafkaSettings<V, R>(
     Duration size,
+    Duration advance,
     Aggregator<? super V, ?, R> aggregator,
     Duration allowedLateness,
     Duration idleTimeout,
@@ -40,9 +44,17 @@ record KafkaSettings<V, R>(
    * @param cachedClock the clock read once per poll
    * @return new windows with these options
    */
-  <K, W extends V> TumblingWindows<K, W, R> newWindows(Clock cachedClock) {
-    TumblingWindows.Builder<V, R> wb =
-        TumblingWindows.<V, R>builder(size, aggregator).clock(cachedClock);
+  <K, W extends V> EventTimeWindows<K, W, R> newWindows(Clock cachedClock) {
+    if (advance == null) {
+      return configure(TumblingWindows.<V, R>builder(size, aggregator), cachedClock).<K, W>build();
+    }
+    return configure(HoppingWindows.<V, R>builder(size, advance, aggregator), cachedClock)
+        .<K, W>build();
+  }
+
+  /** Applies the options that were set to a kind's builder; the others keep the core's defaults. */
+  private <B extends WindowOptions<V, R, B>> B configure(B wb, Clock cachedClock) {
+    wb.clock(cachedClock);
     if (allowedLateness != null) {
       wb.allowedLateness(allowedLateness);
     }
@@ -58,6 +70,6 @@ record KafkaSettings<V, R>(
     if (futureEventPolicy != null) {
       wb.futureEventPolicy(futureEventPolicy);
     }
-    return wb.<K, W>build();
+    return wb;
   }
 }

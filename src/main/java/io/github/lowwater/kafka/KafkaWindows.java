@@ -7,7 +7,9 @@ import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.Checks;
 import io.github.lowwater.internal.TimeMath;
 import io.github.lowwater.window.Aggregator;
+import io.github.lowwater.window.EventTimeWindows;
 import io.github.lowwater.window.FutureEventPolicy;
+import io.github.lowwater.window.HoppingWindows;
 import io.github.lowwater.window.TumblingWindows;
 import io.github.lowwater.window.WindowResult;
 import io.github.lowwater.window.WindowStats;
@@ -155,7 +157,7 @@ public final class KafkaWindows<K, V, R> {
   /** No alignment. */
   private static final long NO_DRIFT = Long.MAX_VALUE;
 
-  private static final TumblingWindows<?, ?, ?>[] NO_WINDOWS = new TumblingWindows<?, ?, ?>[0];
+  private static final EventTimeWindows<?, ?, ?>[] NO_WINDOWS = new EventTimeWindows<?, ?, ?>[0];
 
   private final KafkaSettings<? super V, R> settings;
   private final ResultScope scope;
@@ -166,7 +168,7 @@ public final class KafkaWindows<K, V, R> {
   private final long quietAdvanceMaxLagMillis;
 
   /** The shared windows in {@code MERGED}, {@code null} in {@code PER_PARTITION}. */
-  private final TumblingWindows<K, V, R> merged;
+  private final EventTimeWindows<K, V, R> merged;
 
   /** The quiet-period rule of the whole instance in {@code MERGED}, else {@code null}. */
   private final QuietAdvance instanceQuiet;
@@ -190,7 +192,7 @@ public final class KafkaWindows<K, V, R> {
 
   /** What {@link #stats()} and {@link #watermark()} read from any thread. */
   private record PartitionsView(
-      TumblingWindows<?, ?, ?>[] windows,
+      EventTimeWindows<?, ?, ?>[] windows,
       WindowStats retired,
       Map<TopicPartition, PartitionState<?, ?, ?>> partitions) {}
 
@@ -263,7 +265,7 @@ public final class KafkaWindows<K, V, R> {
     this.groupWatermark = new GroupWatermark(consumer, settings.groupWatermarkIntervalNanos());
   }
 
-  private TumblingWindows<K, V, R> newWindows() {
+  private EventTimeWindows<K, V, R> newWindows() {
     return settings.<K, V>newWindows(clock);
   }
 
@@ -450,7 +452,7 @@ public final class KafkaWindows<K, V, R> {
     K key = out.key;
     V value = out.value;
     out.reset(); // the mapper's objects are not kept beyond the record
-    long end = p.windows.windowEnd(t);
+    long end = p.windows.lastWindowEnd(t); // every window of the record ends by it
     long watermark = p.windows.watermark();
     boolean behind = end <= watermark;
     if (offset < p.processedBelowOffset
@@ -569,7 +571,7 @@ public final class KafkaWindows<K, V, R> {
     return false;
   }
 
-  private void advance(TumblingWindows<K, V, R> windows, long wall) {
+  private void advance(EventTimeWindows<K, V, R> windows, long wall) {
     long before = windows.watermark();
     windows.advanceTo(wall);
     if (windows.watermark() != before) {
@@ -766,7 +768,7 @@ public final class KafkaWindows<K, V, R> {
    * @return the windows
    * @throws IllegalStateException in {@code PER_PARTITION}, where each partition has its own
    */
-  public TumblingWindows<K, V, R> windows() {
+  public EventTimeWindows<K, V, R> windows() {
     if (merged == null) {
       throw new IllegalStateException(
           "windows() is for resultScope(MERGED): in PER_PARTITION each partition has its own");
@@ -834,12 +836,12 @@ public final class KafkaWindows<K, V, R> {
     if (merged != null) {
       return merged.watermark();
     }
-    TumblingWindows<?, ?, ?>[] all = view.windows();
+    EventTimeWindows<?, ?, ?>[] all = view.windows();
     if (all.length == 0) {
       return WatermarkTracker.NO_WATERMARK;
     }
     long min = Long.MAX_VALUE;
-    for (TumblingWindows<?, ?, ?> w : all) {
+    for (EventTimeWindows<?, ?, ?> w : all) {
       min = Math.min(min, w.watermark());
     }
     return min;
@@ -879,7 +881,7 @@ public final class KafkaWindows<K, V, R> {
     long openWindows = 0;
     long openEntries = 0;
     long finalized = r.finalizedWindows();
-    for (TumblingWindows<?, ?, ?> w : v.windows()) {
+    for (EventTimeWindows<?, ?, ?> w : v.windows()) {
       WindowStats s = w.stats();
       accepted += s.accepted();
       late += s.late();
@@ -925,7 +927,7 @@ public final class KafkaWindows<K, V, R> {
       return merged.activeSources();
     }
     int active = 0;
-    for (TumblingWindows<?, ?, ?> w : view.windows()) {
+    for (EventTimeWindows<?, ?, ?> w : view.windows()) {
       active += w.activeSources(); // one source per partition's windows: 0 or 1
     }
     return active;
@@ -1074,6 +1076,11 @@ public final class KafkaWindows<K, V, R> {
       if (merged != null) {
         mergedWrittenThroughMillis =
             Math.max(mergedWrittenThroughMillis, checkpoint.writtenThroughMillis());
+        merged.markWritten(mergedWrittenThroughMillis);
+      } else {
+        // A hopping record re-read may fall into written windows and open ones: only the open
+        // ones may be emitted again.
+        p.windows.markWritten(checkpoint.writtenThroughMillis());
       }
       if (merged == null && checkpoint.watermarkMillis() != WatermarkTracker.NO_WATERMARK) {
         p.windows.seedWatermark(checkpoint.watermarkMillis());
@@ -1182,9 +1189,9 @@ public final class KafkaWindows<K, V, R> {
 
   private void publishPartitionWindows(WindowStats retiring) {
     Map<TopicPartition, PartitionState<?, ?, ?>> partitions = new LinkedHashMap<>(assigned);
-    TumblingWindows<?, ?, ?>[] all = NO_WINDOWS;
+    EventTimeWindows<?, ?, ?>[] all = NO_WINDOWS;
     if (merged == null) {
-      all = new TumblingWindows<?, ?, ?>[assigned.size()];
+      all = new EventTimeWindows<?, ?, ?>[assigned.size()];
       int i = 0;
       for (PartitionState<K, V, R> p : assigned.values()) {
         all[i++] = p.windows;
@@ -1207,6 +1214,7 @@ public final class KafkaWindows<K, V, R> {
     private final Duration size;
     private final Aggregator<? super V, ?, R> aggregator;
 
+    private Duration advance;
     private Duration allowedLateness;
     private Duration idleTimeout;
     private Clock clock;
@@ -1352,6 +1360,29 @@ public final class KafkaWindows<K, V, R> {
     }
 
     /**
+     * Makes the windows hopping: windows of the builder's size that start every {@code advance}
+     * ({@link io.github.lowwater.window.HoppingWindows}); default tumbling ({@code advance ==
+     * size}). Each record updates one pane; a window combines its panes with {@link
+     * Aggregator#merge} when it is returned. The committed offset never passes the oldest record of
+     * a pane not yet freed, and a re-read skips as redelivered exactly the records whose windows
+     * were all written for its partition; its windows that were written are never returned again.
+     *
+     * @param advance how far apart windows start, at least one millisecond and at most the size
+     * @return this builder
+     * @throws NullPointerException if {@code advance} is null
+     * @throws IllegalArgumentException if {@code advance} is shorter than one millisecond or longer
+     *     than the size
+     * @throws IllegalStateException if the advance was already set
+     */
+    public Builder<V, R> hopping(Duration advance) {
+      Objects.requireNonNull(advance, "advance");
+      Checks.requireUnset(this.advance == null, "hopping", this.advance);
+      HoppingWindows.builder(size, advance, aggregator); // the core's rules for the advance
+      this.advance = advance;
+      return this;
+    }
+
+    /**
      * Sets what one result covers. Default {@link ResultScope#PER_PARTITION}: exact in a consumer
      * group whatever its membership does. {@link ResultScope#MERGED} gives one row per (window,
      * key) and is exact for a single consumer that owns every partition.
@@ -1483,8 +1514,13 @@ public final class KafkaWindows<K, V, R> {
      * @throws IllegalStateException if the {@link #consumer consumer} is not set, or {@code
      *     maxDrift} is set with {@link ResultScope#PER_PARTITION} or shorter than the allowed
      *     lateness
+     * @throws IllegalArgumentException if the windows are {@link #hopping hopping} and the
+     *     aggregator does not implement {@link Aggregator#merge}
      */
     public <K, W extends V> KafkaWindows<K, W, R> build() {
+      if (advance != null) {
+        HoppingWindows.builder(size, advance, aggregator).build(); // refuses a non-merging one
+      }
       if (consumer == null) {
         throw new IllegalStateException(
             "consumer is required: set consumer(...) to the consumer the loop polls; the"
@@ -1499,6 +1535,7 @@ public final class KafkaWindows<K, V, R> {
       KafkaSettings<V, R> settings =
           new KafkaSettings<>(
               size,
+              advance,
               aggregator,
               allowedLateness,
               idleTimeout,

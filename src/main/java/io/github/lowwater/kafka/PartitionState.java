@@ -1,7 +1,7 @@
 package io.github.lowwater.kafka;
 
 import io.github.lowwater.WatermarkTracker;
-import io.github.lowwater.window.TumblingWindows;
+import io.github.lowwater.window.EventTimeWindows;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
@@ -18,7 +18,7 @@ import org.apache.kafka.common.TopicPartition;
 final class PartitionState<K, V, R> {
 
   final TopicPartition partition;
-  final TumblingWindows<K, V, R> windows;
+  final EventTimeWindows<K, V, R> windows;
 
   /** The partition's handle in {@link #windows}: no hash lookup per record. */
   WatermarkTracker.Source source;
@@ -65,7 +65,7 @@ final class PartitionState<K, V, R> {
   /** The frontier as of the end of the last poll, for readers on other threads. */
   private volatile long publishedFrontier = WatermarkTracker.UNSEEN;
 
-  PartitionState(TopicPartition partition, TumblingWindows<K, V, R> windows, QuietAdvance quiet) {
+  PartitionState(TopicPartition partition, EventTimeWindows<K, V, R> windows, QuietAdvance quiet) {
     this.partition = partition;
     this.windows = windows;
     this.source = windows.source(partition);

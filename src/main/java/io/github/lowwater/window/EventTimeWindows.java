@@ -55,6 +55,9 @@ public abstract class EventTimeWindows<K, V, R> {
   /** Whether a drain is running (a visitor or an aggregator's result): see requireNotEmitting. */
   private boolean emitting;
 
+  /** Windows ending at or before this were written elsewhere: see {@link #markWritten(long)}. */
+  long writtenThroughMillis = WatermarkTracker.NO_WATERMARK;
+
   @SuppressWarnings("unchecked") // the accumulator type is captured once and stays consistent
   EventTimeWindows(WindowOptions<? super V, R, ?> options) {
     String implicitName = getClass().getSimpleName() + ".IMPLICIT_SOURCE";
@@ -330,7 +333,6 @@ public abstract class EventTimeWindows<K, V, R> {
    */
   public final List<WindowResult<K, R>> pollFinalized() {
     requireNotEmitting("pollFinalized");
-    finalizeReady(); // a safety net: every call that moves the watermark finalizes already
     if (noneReady()) {
       return List.of();
     }
@@ -365,7 +367,6 @@ public abstract class EventTimeWindows<K, V, R> {
   public final int drainFinalized(ResultVisitor<? super K, ? super R> visitor) {
     requireNotEmitting("drainFinalized");
     Objects.requireNonNull(visitor, "visitor");
-    finalizeReady(); // a safety net: every call that moves the watermark finalizes already
     emitting = true;
     try {
       return drainReady(visitor);
@@ -691,6 +692,33 @@ public abstract class EventTimeWindows<K, V, R> {
    */
   public final WindowStats stats() {
     return counters.snapshot(tracker.futureEvents(), tracker.watermark());
+  }
+
+  /**
+   * Returns the end the watermark must reach for an event at this time to be late: its window's end
+   * (tumbling), its last window's end (hopping), {@code t + gap} (sessions, where an event that
+   * joins an open session is not late even then). No side effect.
+   *
+   * @param eventTimeMillis the event time in epoch milliseconds
+   * @return that end in epoch milliseconds
+   * @throws IllegalArgumentException if the kind refuses the event time (hopping windows' range)
+   */
+  public final long lastWindowEnd(long eventTimeMillis) {
+    return lateEnd(eventTimeMillis);
+  }
+
+  /**
+   * Declares that every window ending at or before {@code endMillis} was already written elsewhere
+   * (by a previous owner of these sources, as a Kafka checkpoint says): a window finalized from now
+   * on that ends by then is dropped, not emitted, so a written row is never overwritten with part
+   * of its value. Events still go into such windows' later neighbours (a hopping window's pane is
+   * shared). Monotone: a smaller value than before changes nothing.
+   *
+   * @param endMillis the newest written window end, in epoch milliseconds
+   */
+  public final void markWritten(long endMillis) {
+    requireNotEmitting("markWritten");
+    writtenThroughMillis = Math.max(writtenThroughMillis, endMillis);
   }
 
   /** Moves every window whose end the watermark has reached to the finalized queue. */

@@ -1,5 +1,6 @@
 package io.github.lowwater.window;
 
+import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.Checks;
 import io.github.lowwater.internal.TimeMath;
 import java.time.Duration;
@@ -132,18 +133,6 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     return shape.advanceMillis();
   }
 
-  /**
-   * Returns the end of the last window that holds an event time: an event is late iff this is
-   * {@code <= watermark()}.
-   *
-   * @param eventTimeMillis the event time, in the range of rule 1
-   * @return the end in epoch milliseconds
-   * @throws IllegalArgumentException if {@code eventTimeMillis} is outside the range of rule 1
-   */
-  public long lastWindowEnd(long eventTimeMillis) {
-    return lateEnd(eventTimeMillis);
-  }
-
   @Override
   public String toString() {
     return "HoppingWindows{sizeMillis="
@@ -195,6 +184,9 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   @Override
   void closeReady(long watermark) {
+    if (writtenThroughMillis != WatermarkTracker.NO_WATERMARK) {
+      nextStart = Math.max(nextStart, shape.firstOpenStart(writtenThroughMillis)); // markWritten
+    }
     WindowEntries oldest;
     while ((oldest = panes.oldest()) != null) {
       long start = Math.max(nextStart, shape.firstStart(oldest.start));

@@ -209,16 +209,9 @@ final class SessionTable {
     }
     int slot = heap[0];
     heapRemove(slot);
-    int keyId = keyIds[slot];
-    if (heads[keyId] == slot) {
-      heads[keyId] = next[slot];
-    } else {
-      int s = heads[keyId];
-      while (next[s] != slot) {
-        s = next[s];
-      }
-      next[s] = next[slot];
-    }
+    // The key's first session: its sessions lie at least a gap apart, so the one that starts
+    // first also ends first.
+    heads[keyIds[slot]] = next[slot];
     return slot;
   }
 

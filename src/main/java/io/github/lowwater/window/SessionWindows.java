@@ -116,6 +116,11 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   void closeReady(long watermark) {
     int slot;
     while ((slot = sessions.closeNext(watermark)) >= 0) {
+      if (sessions.end(slot) <= writtenThroughMillis) {
+        sessions.free(slot); // written elsewhere (markWritten): never emitted again
+        counters.windowClosed(1);
+        continue;
+      }
       if (finalizedTail == finalized.length) {
         compactFinalized();
       }

@@ -137,7 +137,12 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   void closeReady(long watermark) {
     WindowEntries w;
     while ((w = windows.oldest()) != null && w.end <= watermark) {
-      queue.finalized(windows.closeOldest());
+      windows.closeOldest();
+      if (w.end <= writtenThroughMillis) {
+        queue.recycle(w); // written elsewhere (markWritten): never emitted again
+      } else {
+        queue.finalized(w);
+      }
     }
   }
 

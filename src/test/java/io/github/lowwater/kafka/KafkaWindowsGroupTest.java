@@ -142,6 +142,33 @@ class KafkaWindowsGroupTest {
         .runAndVerify();
   }
 
+  @Test
+  void hoppingWindowsInAGroupWriteExactlyTheTruthThroughScalingRestartsAndACrash()
+      throws Exception {
+    // Five-minute windows every minute: each record in five rows, panes of one minute.
+    new GroupRun(
+            "group-hopping",
+            Map.of("group.protocol", "consumer", "max.poll.interval.ms", "6000"),
+            Crash.FREEZE,
+            Drain.DRAIN_FINALIZED)
+        .hopping(Duration.ofMinutes(1))
+        .runAndVerify();
+  }
+
+  /** The truth of hopping windows: each event counted in every window that holds it. */
+  static TreeMap<Long, TreeMap<String, Long>> hoppingTruth(
+      List<Event> events, long sizeMillis, long advanceMillis) {
+    TreeMap<Long, TreeMap<String, Long>> truth = new TreeMap<>();
+    for (Event e : events) {
+      long t = e.eventTimeMillis();
+      for (long start = t - Math.floorMod(t, advanceMillis); start > t - sizeMillis; ) {
+        truth.computeIfAbsent(start, s -> new TreeMap<>()).merge(e.key(), 1L, Long::sum);
+        start -= advanceMillis;
+      }
+    }
+    return truth;
+  }
+
   // ---------------------------------------------------------------------------------------------
 
   /** How an instance takes its results: each run uses one of the two drains. */
@@ -223,6 +250,14 @@ class KafkaWindowsGroupTest {
     boolean deadMemberStayed;
 
     final Drain drain;
+
+    /** Null for tumbling windows. */
+    Duration advance;
+
+    GroupRun hopping(Duration advance) {
+      this.advance = advance;
+      return this;
+    }
 
     GroupRun(String name, Map<String, String> protocolConfig, Crash crash, Drain drain) {
       this.topic = name;
@@ -353,13 +388,16 @@ class KafkaWindowsGroupTest {
       }
       KafkaConsumer<String, String> consumer =
           Feed.consumer(broker.bootstrapServers(), group, config);
-      KafkaWindows<String, Long, Long> windows =
+      KafkaWindows.Builder<Long, Long> builder =
           KafkaWindows.builder(WINDOW, Aggregators.sumLong())
               .allowedLateness(LATENESS)
               .consumer(consumer)
               .groupWatermarkInterval(Duration.ofMillis(500))
-              .quietAdvanceAfter(Duration.ofHours(1))
-              .build();
+              .quietAdvanceAfter(Duration.ofHours(1));
+      if (advance != null) {
+        builder.hopping(advance);
+      }
+      KafkaWindows<String, Long, Long> windows = builder.build();
       Instance i = new Instance(name, consumer, windows, topic, sink, crash, drain, crashToken);
       everyInstance.add(i);
       running.add(i);
@@ -637,7 +675,10 @@ class KafkaWindowsGroupTest {
       // 1. The rows summed over partitions are the truth.
       assertThat(sink.sumOverPartitions(topic))
           .as("rows summed over partitions vs the truth from the topic; %s", summary)
-          .isEqualTo(Feed.truth(events, WINDOW_MILLIS));
+          .isEqualTo(
+              advance == null
+                  ? Feed.truth(events, WINDOW_MILLIS)
+                  : hoppingTruth(events, WINDOW_MILLIS, advance.toMillis()));
       // 4. Hand-overs redelivered records of written windows; the crash made windows written after
       // the last commit be written again, with the same values.
       assertThat(redelivered).as("redelivered records; %s", summary).isPositive();
