@@ -38,9 +38,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tumbling event-time windows driven from a plain Kafka consumer loop, exact in a consumer group
- * whose membership changes: the partition, not the instance, is the unit of exactness, and what a
- * partition's next owner needs travels in the metadata of its committed offset.
+ * Tumbling or hopping ({@link Builder#hopping}) event-time windows driven from a plain Kafka
+ * consumer loop, exact in a consumer group whose membership changes: the partition, not the
+ * instance, is the unit of exactness, and what a partition's next owner needs travels in the
+ * metadata of its committed offset.
  *
  * <p><b>Not thread-safe; confine every call to the polling thread</b>, the thread that owns the
  * {@link Consumer} (the rebalance listener runs there too, inside {@code poll}). The readings for a

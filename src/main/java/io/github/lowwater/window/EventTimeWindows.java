@@ -236,7 +236,8 @@ public abstract class EventTimeWindows<K, V, R> {
       return future(source, handle, eventTimeMillis, lateEnd, watermark, key, value, futureLimit);
     }
     if (lateEnd <= watermark && !joinsOpen(eventTimeMillis, key)) {
-      return late(source, handle, eventTimeMillis, lateEnd, watermark, key, value, futureLimit);
+      late(source, handle, eventTimeMillis, lateEnd, watermark, key, value, futureLimit);
+      return false;
     }
     accumulate(eventTimeMillis, key, value, watermark);
     counters.accepted();
@@ -265,7 +266,7 @@ public abstract class EventTimeWindows<K, V, R> {
    * during the observation does not skip the count, the finalization or the handler: its exception
    * is rethrown after them (with the handler's, if that throws too, added as suppressed).
    */
-  private boolean late(
+  private void late(
       Object source,
       WatermarkTracker.Source handle,
       long eventTimeMillis,
@@ -284,7 +285,6 @@ public abstract class EventTimeWindows<K, V, R> {
     }
     finalizeReady();
     latePath.handOver(source, eventTimeMillis, end, watermark, key, value, timerFailure);
-    return false;
   }
 
   /**
@@ -309,7 +309,8 @@ public abstract class EventTimeWindows<K, V, R> {
     }
     latePath.countFuture(source);
     if (futureEventPolicy == FutureEventPolicy.LATE || closed) {
-      return late(source, handle, eventTimeMillis, lateEnd, watermark, key, value, futureLimit);
+      late(source, handle, eventTimeMillis, lateEnd, watermark, key, value, futureLimit);
+      return false;
     }
     try {
       // Counted by the tracker's guard: a re-evaluation, but no activity of the source.

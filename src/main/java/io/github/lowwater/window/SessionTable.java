@@ -73,16 +73,11 @@ final class SessionTable {
     return objects[slot];
   }
 
-  /** Returns the number of open sessions. */
-  int open() {
-    return open;
-  }
-
-  /** Returns whether {@code t} joins an open session of key {@code keyId}. */
+  /**
+   * Returns whether {@code t} joins an open session of key {@code keyId}, an id that {@link #add}
+   * has seen (the kind looks it up in the dictionary, which only {@code add} fills).
+   */
   boolean joinsOpen(int keyId, long t) {
-    if (keyId >= heads.length) {
-      return false;
-    }
     for (int s = heads[keyId]; s != NONE; s = next[s]) {
       if (joins(s, t)) {
         return true;

@@ -137,25 +137,22 @@ final class WindowEntries {
   /**
    * Merges {@code accumulator} (of another window: a pane) into the {@code long} accumulator of key
    * {@code id}, as {@link #fold(int, Object, LongFold, int)} folds a value.
-   *
-   * @return whether the key is new in this window
    */
-  boolean merge(int id, long accumulator, LongFold fold, int idBound) {
+  void merge(int id, long accumulator, LongFold fold, int idBound) {
     if (dense) {
       if (ids.contains(id)) {
         longsById[id] = fold.merge(longsById[id], accumulator);
-        return false;
+      } else {
+        addDense(id, fold.merge(fold.initial(), accumulator));
       }
-      addDense(id, fold.merge(fold.initial(), accumulator));
-      return true;
+      return;
     }
     int position = index.positionOf(id);
     if (position >= 0) {
       longs[position] = fold.merge(longs[position], accumulator);
-      return false;
+    } else {
+      insertLong(id, position, fold.merge(fold.initial(), accumulator), idBound);
     }
-    insertLong(id, position, fold.merge(fold.initial(), accumulator), idBound);
-    return true;
   }
 
   /** Inserts a new key at the index's free {@code position}, turning dense first if it is time. */
@@ -227,17 +224,14 @@ final class WindowEntries {
    * Merges {@code accumulator} (of another window: a pane, which keeps it unchanged) into the
    * accumulator object of key {@code id}: a new key gets {@code merge(create(), accumulator)},
    * never the pane's own object.
-   *
-   * @return whether the key is new in this window
    */
-  boolean merge(int id, Object accumulator, Aggregator<Object, Object, ?> aggregator) {
+  void merge(int id, Object accumulator, Aggregator<Object, Object, ?> aggregator) {
     int position = index.positionOf(id);
     if (position >= 0) {
       objects[position] = aggregator.merge(objects[position], accumulator);
-      return false;
+    } else {
+      insertObject(id, position, aggregator.merge(aggregator.create(), accumulator));
     }
-    insertObject(id, position, aggregator.merge(aggregator.create(), accumulator));
-    return true;
   }
 
   private void insertObject(int id, int position, Object accumulator) {
@@ -252,9 +246,8 @@ final class WindowEntries {
    * Merges every entry of {@code pane}, in its first-event order, into this window.
    *
    * @param idsByPosition scratch space of at least {@code pane.size()} ids
-   * @return the number of keys new in this window
    */
-  int mergeAll(
+  void mergeAll(
       WindowEntries pane,
       int[] idsByPosition,
       LongFold fold,
@@ -262,18 +255,14 @@ final class WindowEntries {
       int idBound) {
     int size = pane.size();
     pane.idsByPosition(idsByPosition);
-    int added = 0;
     for (int position = 0; position < size; position++) {
       int id = idsByPosition[position];
-      boolean added1 =
-          primitive
-              ? merge(id, pane.longAt(position, id), fold, idBound)
-              : merge(id, pane.objectAt(position), aggregator);
-      if (added1) {
-        added++;
+      if (primitive) {
+        merge(id, pane.longAt(position, id), fold, idBound);
+      } else {
+        merge(id, pane.objectAt(position), aggregator);
       }
     }
-    return added;
   }
 
   /** Writes the key id of each position into {@code idsByPosition}, which holds {@link #size()}. */

@@ -55,7 +55,7 @@ public class WindowKindsBenchmark {
   /** One set of windows of each kind, fed through its own handles. */
   @State(Scope.Thread)
   public static class Kinds {
-    @Param({"30000"})
+    @Param({"2000", "30000"})
     long gapMillis;
 
     CachedClock clock;
