@@ -69,27 +69,19 @@ final class HoppingAssigner {
   }
 
   /**
-   * Returns the start of the first window that holds {@code t}: the smallest start {@code > t -
-   * size}. For a pane start below {@code Long.MIN_VALUE + size} (the pane of an event that {@link
-   * #fits}), {@code t - size} saturates at {@code Long.MIN_VALUE}, which is exact: no window of
-   * such an event starts at or below it.
+   * Returns the smallest window start {@code > t - size}: the start of the first window that holds
+   * {@code t}, and, for a watermark {@code t}, of the first window it leaves open (end {@code >
+   * t}). For {@code t} below {@code Long.MIN_VALUE + size} (a pane start of an event that {@link
+   * #fits}, or a watermark that has not moved), {@code t - size} saturates at {@code
+   * Long.MIN_VALUE}, which is exact for such a pane: no window of its events starts at or below it.
    */
   long firstStart(long t) {
-    return firstOpenStart(t);
+    return startAfter(t < Long.MIN_VALUE + sizeMillis ? Long.MIN_VALUE : t - sizeMillis);
   }
 
   /** Returns the end of the first window that holds {@code t}. */
   long firstEnd(long t) {
     return firstStart(t) + sizeMillis;
-  }
-
-  /**
-   * Returns the start of the first window whose end is {@code > watermark}, the first window a
-   * watermark leaves open; saturating at both bounds.
-   */
-  long firstOpenStart(long watermark) {
-    return startAfter(
-        watermark < Long.MIN_VALUE + sizeMillis ? Long.MIN_VALUE : watermark - sizeMillis);
   }
 
   long sizeMillis() {

@@ -185,7 +185,7 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   @Override
   void closeReady(long watermark) {
     if (writtenThroughMillis != WatermarkTracker.NO_WATERMARK) {
-      nextStart = Math.max(nextStart, shape.firstOpenStart(writtenThroughMillis)); // markWritten
+      nextStart = Math.max(nextStart, shape.firstStart(writtenThroughMillis)); // markWritten
     }
     WindowEntries oldest;
     while ((oldest = panes.oldest()) != null) {
@@ -206,7 +206,7 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
         retired.add(panes.retireOldest());
       }
     }
-    nextStart = Math.max(nextStart, shape.firstOpenStart(watermark));
+    nextStart = Math.max(nextStart, shape.firstStart(watermark)); // the first left open
   }
 
   /** Fills a finalized window with its panes' combination, once; unchanged if a merge throws. */
@@ -254,22 +254,29 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
       }
       return count;
     }
-    long end = start + shape.sizeMillis();
-    for (WindowEntries pane : retired) {
-      if (pane.start >= start && pane.start < end) {
-        count = gather(pane, count);
-      }
-    }
-    int[] n = {count};
-    panes.forEach(
-        pane -> {
-          if (pane.start >= start && pane.start < end) {
-            n[0] = gather(pane, n[0]);
-          }
-        });
-    Arrays.sort(gathered, 0, n[0], BY_START);
-    return n[0];
+    gatherFrom = start;
+    gatherTo = start + shape.sizeMillis(); // fits: the window's events do
+    gatherCount = count;
+    retired.forEach(gatherInRange);
+    panes.forEach(gatherInRange);
+    Arrays.sort(gathered, 0, gatherCount, BY_START);
+    return gatherCount;
   }
+
+  /** The window being gathered by filtering, for {@link #gatherInRange}. */
+  private long gatherFrom;
+
+  private long gatherTo;
+
+  private int gatherCount;
+
+  /** Gathers a held pane if it lies in {@code [gatherFrom, gatherTo)}; made once. */
+  private final Consumer<WindowEntries> gatherInRange =
+      pane -> {
+        if (pane.start >= gatherFrom && pane.start < gatherTo) {
+          gatherCount = gather(pane, gatherCount);
+        }
+      };
 
   private int gather(WindowEntries pane, int count) {
     if (count == gathered.length) {

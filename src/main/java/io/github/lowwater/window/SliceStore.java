@@ -69,15 +69,15 @@ final class SliceStore {
    */
   void accumulate(long eventTimeMillis, Object key, Object value) {
     WindowEntries w = last;
+    long start = 0;
     if (w == null || eventTimeMillis < w.start || eventTimeMillis >= w.end) {
-      w = byStart.get(assigner.startOf(eventTimeMillis));
+      start = assigner.startOf(eventTimeMillis); // computed once, for the lookup and the opening
+      w = byStart.get(start);
     }
     int id = keys.id(key); // a key whose hashCode or equals throws changes nothing
     boolean opened = w == null;
     if (opened) {
-      w =
-          queue.open(
-              assigner.startOf(eventTimeMillis), assigner.endOf(eventTimeMillis), expectedKeys);
+      w = queue.open(start, assigner.endOf(eventTimeMillis), expectedKeys);
     }
     boolean newKey;
     try {
@@ -87,7 +87,7 @@ final class SliceStore {
               : w.fold(id, value, aggregator);
     } catch (RuntimeException e) {
       if (opened) {
-        queue.recycle(w);
+        queue.abandon(w);
       }
       throw e;
     }

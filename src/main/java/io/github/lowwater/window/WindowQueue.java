@@ -139,9 +139,15 @@ final class WindowQueue<K, R> {
     recycle(w);
   }
 
+  /** Gives back a window whose opening failed: as if {@link #open} had not been called. */
+  void abandon(WindowEntries w) {
+    windowsOpenedSinceDrain--;
+    recycle(w);
+  }
+
   /**
-   * Gives back a window that will not be emitted (a pane whose windows were all emitted, or a
-   * window whose opening failed): its accumulators go, its storage is kept if the pool has room.
+   * Gives back a window that will not be emitted (a pane whose windows were all emitted, a window
+   * written elsewhere): its accumulators go, its storage is kept if the pool has room.
    */
   void recycle(WindowEntries w) {
     w.dropAccumulators();
