@@ -6,6 +6,8 @@ import io.github.lowwater.window.Aggregator;
 import io.github.lowwater.window.EventTimeWindows;
 import io.github.lowwater.window.FutureEventPolicy;
 import io.github.lowwater.window.HoppingWindows;
+import io.github.lowwater.window.LateEventHandler;
+import io.github.lowwater.window.SessionWindows;
 import io.github.lowwater.window.TumblingWindows;
 import io.github.lowwater.window.WindowOptions;
 import java.time.Duration;
@@ -15,7 +17,9 @@ import org.apache.kafka.clients.consumer.Consumer;
  * What {@link KafkaWindows.Builder#build()} fixed, copied out of the builder: a builder changed
  * after {@code build()} changes nothing in the driver it built, partitions assigned later included.
  * Immutable; the options left unset are {@code null} (or a negative sentinel) and take the core's
- * defaults when each partition's windows are built. {@code advance} is null for tumbling windows.
+ * defaults when each partition's windows are built. {@code size} is null for session windows, and
+ * {@code gap} (with its optional {@code maxSessionSpan}) for the others; {@code advance} is null
+ * for tumbling windows.
  *
  * @param <V> the value type
  * @param <R> the result type
@@ -23,6 +27,8 @@ import org.apache.kafka.clients.consumer.Consumer;
 record KafkaSettings<V, R>(
     Duration size,
     Duration advance,
+    Duration gap,
+    Duration maxSessionSpan,
     Aggregator<? super V, ?, R> aggregator,
     Duration allowedLateness,
     Duration idleTimeout,
@@ -42,9 +48,19 @@ record KafkaSettings<V, R>(
    * Builds one set of windows (a partition's, or the merged ones) over the driver's cached clock.
    *
    * @param cachedClock the clock read once per poll
+   * @param sessionLate session windows: told of each late event, for the driver to hand its record
+   *     over (only the windows can tell a late record of sessions); ignored otherwise
    * @return new windows with these options
    */
-  <K, W extends V> EventTimeWindows<K, W, R> newWindows(Clock cachedClock) {
+  <K, W extends V> EventTimeWindows<K, W, R> newWindows(
+      Clock cachedClock, LateEventHandler<Object> sessionLate) {
+    if (gap != null) {
+      SessionWindows.Builder<V, R> b = SessionWindows.builder(gap, aggregator);
+      if (maxSessionSpan != null) {
+        b.maxSessionSpan(maxSessionSpan);
+      }
+      return configure(b, cachedClock).lateEventHandler(sessionLate).<K, W>build();
+    }
     if (advance == null) {
       return configure(TumblingWindows.<V, R>builder(size, aggregator), cachedClock).<K, W>build();
     }

@@ -10,6 +10,8 @@ import io.github.lowwater.window.Aggregator;
 import io.github.lowwater.window.EventTimeWindows;
 import io.github.lowwater.window.FutureEventPolicy;
 import io.github.lowwater.window.HoppingWindows;
+import io.github.lowwater.window.LateEventHandler;
+import io.github.lowwater.window.SessionWindows;
 import io.github.lowwater.window.TumblingWindows;
 import io.github.lowwater.window.WindowResult;
 import io.github.lowwater.window.WindowStats;
@@ -215,6 +217,12 @@ public final class KafkaWindows<K, V, R> {
   /** Whether the record being processed counts as processed although an exception followed. */
   private boolean recordTaken;
 
+  /** Set by session windows when the record being added is late: only they can tell. */
+  private boolean sessionLate;
+
+  private final LateEventHandler<Object> sessionLateFlag =
+      (source, t, end, watermark, key, value) -> sessionLate = true;
+
   /** Partitions whose unreadable checkpoint was logged. */
   private final Set<TopicPartition> unreadableLogged = new HashSet<>();
 
@@ -267,7 +275,7 @@ public final class KafkaWindows<K, V, R> {
   }
 
   private EventTimeWindows<K, V, R> newWindows() {
-    return settings.<K, V>newWindows(clock);
+    return settings.<K, V>newWindows(clock, sessionLateFlag);
   }
 
   /**
@@ -283,7 +291,30 @@ public final class KafkaWindows<K, V, R> {
    */
   public static <V, R> Builder<V, R> builder(
       Duration size, Aggregator<? super V, ?, R> aggregator) {
-    return new Builder<>(size, aggregator);
+    TumblingWindows.builder(size, aggregator); // the core's rules for the size and the aggregator
+    return new Builder<>(size, null, aggregator);
+  }
+
+  /**
+   * Returns a builder for session windows of the given gap folded with the given aggregator: per
+   * (partition, key), a session is {@code [first, last + gap)} of events less than {@code gap}
+   * apart ({@link SessionWindows}). {@link ResultScope#PER_PARTITION} only. The committed offset
+   * never passes the oldest record of a session not yet returned; set {@link
+   * Builder#maxSessionSpan} when a key may never be silent for a gap.
+   *
+   * @param gap the gap that ends a session, at least one millisecond
+   * @param aggregator folds the values of one key, and {@linkplain Aggregator#merge merges} the
+   *     sessions a record joins
+   * @param <V> the value type
+   * @param <R> the result type
+   * @return a new builder
+   * @throws NullPointerException if {@code gap} or {@code aggregator} is null
+   * @throws IllegalArgumentException if {@code gap} is shorter than one millisecond
+   */
+  public static <V, R> Builder<V, R> sessions(
+      Duration gap, Aggregator<? super V, ?, R> aggregator) {
+    SessionWindows.builder(gap, aggregator); // the core's rules for the gap and the aggregator
+    return new Builder<>(null, gap, aggregator);
   }
 
   /**
@@ -453,6 +484,10 @@ public final class KafkaWindows<K, V, R> {
     K key = out.key;
     V value = out.value;
     out.reset(); // the mapper's objects are not kept beyond the record
+    if (p.sessions()) {
+      session(p, r, t, key, value);
+      return;
+    }
     long end = p.windows.lastWindowEnd(t); // every window of the record ends by it
     long watermark = p.windows.watermark();
     boolean behind = end <= watermark;
@@ -489,6 +524,11 @@ public final class KafkaWindows<K, V, R> {
       p.ledger.hold(end, offset, watermark, p.frontier());
       p.lastEnd = end;
     }
+    take(p, offset, t, key, value);
+  }
+
+  /** Adds the record's event; the record counts as read once the windows have taken it. */
+  private void take(PartitionState<K, V, R> p, long offset, long t, K key, V value) {
     long before = p.windows.events();
     try {
       p.windows.add(p.source, t, key, value);
@@ -500,6 +540,83 @@ public final class KafkaWindows<K, V, R> {
       throw e;
     }
     p.readPast(offset);
+  }
+
+  /**
+   * A record of session windows ({@code PER_PARTITION}). A session's end depends on the records
+   * after it, so no claim can decide a re-read record in advance: the windows take it again, and a
+   * session ending at or before the checkpoint's written-through end is dropped when it closes
+   * ({@code markWritten}), so it is neither written again nor written with part of its value. Only
+   * the windows can tell whether a record is late (it may join an open session), in this order:
+   *
+   * <ol>
+   *   <li>never read by the previous owner, {@code t + gap <= e} while this owner's watermark is
+   *       still below {@code e} (a clamped seed): late, as for the previous owner, whose watermark
+   *       had passed {@code e};
+   *   <li>late by the windows' rule and below the previous owner's read position: {@code
+   *       REDELIVERED}; the previous owner wrote it in a row or handed it over as late (this owner
+   *       lacks the records before the committed offset, so it cannot tell which);
+   *   <li>late by the windows' rule otherwise: {@code LATE}.
+   * </ol>
+   */
+  private <KR, VR> void session(
+      PartitionState<K, V, R> p, ConsumerRecord<KR, VR> r, long t, K key, V value) {
+    long offset = r.offset();
+    long end = p.windows.lastWindowEnd(t); // t + gap: the end of a session it would start
+    long watermark = p.windows.watermark();
+    boolean fresh = offset >= p.readThroughOffset;
+    if (fresh && end <= p.writtenThroughMillis && watermark < p.writtenThroughMillis) {
+      if (lateRecordHandler != null) {
+        lateRecordHandler.onLateRecord(
+            r, LateRecordHandler.Reason.LATE, t, end, p.writtenThroughMillis);
+      }
+      p.readPast(offset);
+      p.windows.observeLate(p.source, t);
+      return;
+    }
+    long grain = p.holdKey(t);
+    if (grain != p.lastEnd) {
+      p.ledger.hold(grain, offset, watermark, p.frontier()); // before the add, as above
+      p.lastEnd = grain;
+    }
+    p.counted();
+    sessionLate = false;
+    try {
+      take(p, offset, t, key, value);
+    } catch (RuntimeException | Error e) {
+      if (sessionLate) { // taken, late, and then a timer threw: still handed over
+        try {
+          handOverLateSession(p, r, t, end, watermark, fresh);
+        } catch (RuntimeException | Error handlerFailure) {
+          e.addSuppressed(handlerFailure);
+        }
+      }
+      throw e;
+    }
+    if (sessionLate) {
+      handOverLateSession(p, r, t, end, watermark, fresh);
+    }
+  }
+
+  private void handOverLateSession(
+      PartitionState<K, V, R> p,
+      ConsumerRecord<?, ?> r,
+      long t,
+      long end,
+      long watermark,
+      boolean fresh) {
+    sessionLate = false;
+    if (!fresh) {
+      redeliveredRecords++;
+    }
+    if (lateRecordHandler != null) {
+      lateRecordHandler.onLateRecord(
+          r,
+          fresh ? LateRecordHandler.Reason.LATE : LateRecordHandler.Reason.REDELIVERED,
+          t,
+          end,
+          fresh ? watermark : p.writtenThroughMillis);
+    }
   }
 
   /**
@@ -623,7 +740,7 @@ public final class KafkaWindows<K, V, R> {
       }
     }
     for (PartitionState<K, V, R> p : assigned.values()) {
-      p.returnedThroughMillis = p.windows.watermark(); // only now are they returned
+      p.returned(); // only now are they returned
     }
     List<WindowResult<K, R>> results = unreturned;
     unreturned = null;
@@ -672,7 +789,7 @@ public final class KafkaWindows<K, V, R> {
       for (PartitionState<K, V, R> p : assigned.values()) {
         forward.partition = p.partition;
         count += p.windows.drainFinalized(forward); // may throw: see the javadoc
-        p.returnedThroughMillis = p.windows.watermark();
+        p.returned();
       }
       return count;
     } finally {
@@ -753,7 +870,7 @@ public final class KafkaWindows<K, V, R> {
     finished = true;
     for (PartitionState<K, V, R> p : assigned.values()) {
       p.finishedThroughMillis =
-          Math.max(Math.max(p.returnedThroughMillis, p.writtenThroughMillis), p.ledger.newestEnd());
+          Math.max(Math.max(p.returnedThroughMillis, p.writtenThroughMillis), p.newestHeldEnd());
       if (merged == null) {
         p.windows.finish();
       }
@@ -810,6 +927,31 @@ public final class KafkaWindows<K, V, R> {
     PartitionState<?, ?, ?> p =
         view.partitions().get(Objects.requireNonNull(partition, "partition"));
     return p == null ? WatermarkTracker.UNSEEN : p.publishedFrontier();
+  }
+
+  /**
+   * Session windows: returns the start of the oldest session of an assigned partition not yet
+   * returned (open, or finalized and waiting for a drain), as of the last time the partition's
+   * committed offset was recomputed: the record the commit waits for is at or after it. Any thread.
+   *
+   * @param partition the partition
+   * @return that start in epoch milliseconds, or {@link WatermarkTracker#NO_WATERMARK} when no
+   *     session is pending, the partition is not assigned, or the windows are not sessions
+   * @throws NullPointerException if {@code partition} is null
+   */
+  public long oldestSessionStart(TopicPartition partition) {
+    PartitionState<?, ?, ?> p =
+        view.partitions().get(Objects.requireNonNull(partition, "partition"));
+    return p == null ? WatermarkTracker.NO_WATERMARK : p.publishedOldestSessionStart();
+  }
+
+  /**
+   * Returns whether these are session windows ({@link #sessions}).
+   *
+   * @return {@code true} for session windows
+   */
+  public boolean sessionWindows() {
+    return settings.gap() != null;
   }
 
   /**
@@ -1213,9 +1355,11 @@ public final class KafkaWindows<K, V, R> {
    */
   public static final class Builder<V, R> {
     private final Duration size;
+    private final Duration gap;
     private final Aggregator<? super V, ?, R> aggregator;
 
     private Duration advance;
+    private Duration maxSessionSpan;
     private Duration allowedLateness;
     private Duration idleTimeout;
     private Clock clock;
@@ -1230,10 +1374,39 @@ public final class KafkaWindows<K, V, R> {
     private long quietAdvanceAfterNanos = -1;
     private long quietAdvanceMaxLagMillis = -1;
 
-    private Builder(Duration size, Aggregator<? super V, ?, R> aggregator) {
-      TumblingWindows.builder(size, aggregator); // the core's rules for the size and the aggregator
+    /** Exactly one of {@code size} and {@code gap} is set, checked by the core's builder. */
+    private Builder(Duration size, Duration gap, Aggregator<? super V, ?, R> aggregator) {
       this.size = size;
+      this.gap = gap;
       this.aggregator = aggregator;
+    }
+
+    /**
+     * Session windows: cuts sessions at the multiples of {@code span} since the epoch, so that no
+     * session spans {@code span} of event time or more ({@link
+     * SessionWindows.Builder#maxSessionSpan}). A key that is never silent for a gap then still
+     * closes a session at each cell's end, and the committed offset moves on. The cut depends only
+     * on event times: every owner of a partition cuts at the same places. Default: not cut.
+     *
+     * @param span the cell size, at least the gap
+     * @return this builder
+     * @throws NullPointerException if {@code span} is null
+     * @throws IllegalArgumentException if {@code span} is shorter than the gap
+     * @throws IllegalStateException if the span was already set, or the windows are not session
+     *     windows
+     */
+    public Builder<V, R> maxSessionSpan(Duration span) {
+      Objects.requireNonNull(span, "maxSessionSpan");
+      if (gap == null) {
+        throw new IllegalStateException(
+            "maxSessionSpan is for session windows (KafkaWindows.sessions): these windows have a"
+                + " size of "
+                + size);
+      }
+      Checks.requireUnset(maxSessionSpan == null, "maxSessionSpan", maxSessionSpan);
+      SessionWindows.builder(gap, aggregator).maxSessionSpan(span); // the core's rules
+      maxSessionSpan = span;
+      return this;
     }
 
     /**
@@ -1373,10 +1546,15 @@ public final class KafkaWindows<K, V, R> {
      * @throws NullPointerException if {@code advance} is null
      * @throws IllegalArgumentException if {@code advance} is shorter than one millisecond or longer
      *     than the size
-     * @throws IllegalStateException if the advance was already set
+     * @throws IllegalStateException if the advance was already set, or the windows are {@link
+     *     KafkaWindows#sessions session windows}
      */
     public Builder<V, R> hopping(Duration advance) {
       Objects.requireNonNull(advance, "advance");
+      if (gap != null) {
+        throw new IllegalStateException(
+            "hopping is for windows of a size: these are session windows of gap " + gap);
+      }
       Checks.requireUnset(this.advance == null, "hopping", this.advance);
       HoppingWindows.builder(size, advance, aggregator); // the core's rules for the advance
       this.advance = advance;
@@ -1512,15 +1690,25 @@ public final class KafkaWindows<K, V, R> {
      * @param <W> the value type: the builder's, or a subtype (a {@code count()} counts any values);
      *     both are inferred from the assignment, {@code count()} included
      * @return a new driver
-     * @throws IllegalStateException if the {@link #consumer consumer} is not set, or {@code
-     *     maxDrift} is set with {@link ResultScope#PER_PARTITION} or shorter than the allowed
-     *     lateness
-     * @throws IllegalArgumentException if the windows are {@link #hopping hopping} and the
-     *     aggregator does not implement {@link Aggregator#merge}
+     * @throws IllegalStateException if the {@link #consumer consumer} is not set, {@code maxDrift}
+     *     is set with {@link ResultScope#PER_PARTITION} or shorter than the allowed lateness, or
+     *     session windows are built with {@link ResultScope#MERGED}
+     * @throws IllegalArgumentException if the windows are {@link #hopping hopping} or {@link
+     *     KafkaWindows#sessions sessions} and the aggregator does not implement {@link
+     *     Aggregator#merge}
      */
     public <K, W extends V> KafkaWindows<K, W, R> build() {
       if (advance != null) {
         HoppingWindows.builder(size, advance, aggregator).build(); // refuses a non-merging one
+      }
+      if (gap != null) {
+        SessionWindows.builder(gap, aggregator).build(); // refuses a non-merging one
+        if (resultScope() == ResultScope.MERGED) {
+          throw new IllegalStateException(
+              "session windows are PER_PARTITION only: resultScope(MERGED) is not available for"
+                  + " KafkaWindows.sessions (sessions per key over every partition: use"
+                  + " SessionWindows directly)");
+        }
       }
       if (consumer == null) {
         throw new IllegalStateException(
@@ -1537,6 +1725,8 @@ public final class KafkaWindows<K, V, R> {
           new KafkaSettings<>(
               size,
               advance,
+              gap,
+              maxSessionSpan,
               aggregator,
               allowedLateness,
               idleTimeout,

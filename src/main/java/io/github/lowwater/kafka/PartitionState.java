@@ -1,7 +1,9 @@
 package io.github.lowwater.kafka;
 
 import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.internal.TimeMath;
 import io.github.lowwater.window.EventTimeWindows;
+import io.github.lowwater.window.SessionWindows;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
@@ -19,6 +21,19 @@ final class PartitionState<K, V, R> {
 
   final TopicPartition partition;
   final EventTimeWindows<K, V, R> windows;
+
+  /**
+   * The same windows when they are session windows, else {@code null}. A session's end is not a
+   * function of one record's time, so the ledger holds a record by its time's grain (a gap long)
+   * and lets it go once no pending session starts at or before that grain's end.
+   */
+  private final SessionWindows<K, V, R> sessions;
+
+  /** Sessions: records read since the ledger was last released, against the cost of a release. */
+  private long readSinceRelease;
+
+  /** Sessions: the oldest pending session's start as of the last release, for other threads. */
+  private volatile long publishedOldestSessionStart = WatermarkTracker.NO_WATERMARK;
 
   /** The partition's handle in {@link #windows}: no hash lookup per record. */
   WatermarkTracker.Source source;
@@ -68,8 +83,71 @@ final class PartitionState<K, V, R> {
   PartitionState(TopicPartition partition, EventTimeWindows<K, V, R> windows, QuietAdvance quiet) {
     this.partition = partition;
     this.windows = windows;
+    this.sessions =
+        windows instanceof SessionWindows<K, V, R> s ? s : null; // the kind, fixed at build()
     this.source = windows.source(partition);
     this.quiet = quiet;
+  }
+
+  /** Whether the windows are session windows. */
+  boolean sessions() {
+    return sessions != null;
+  }
+
+  /**
+   * The ledger key of a record at {@code t}: windows of a size, the end of its last window (it is
+   * let go once that window is returned); sessions, the last millisecond of its gap-long grain (let
+   * go once no pending session starts by then).
+   */
+  long holdKey(long t) {
+    if (sessions == null) {
+      return windows.lastWindowEnd(t);
+    }
+    long gap = sessions.gapMillis();
+    return TimeMath.saturatedAdd(Math.floorDiv(t, gap) * gap, gap - 1);
+  }
+
+  /**
+   * Notes that the windows finalized so far were returned: each window ending by the watermark.
+   * Sessions also let go of the records older than every pending session, once enough records were
+   * read since the last time to pay for the walk over the pending sessions (amortized O(1) per
+   * record): a release that comes later only makes the commit more cautious.
+   */
+  void returned() {
+    returnedThroughMillis = windows.watermark();
+    if (sessions != null && ledger.size() > 0 && readSinceRelease >= sessions.pendingSessions()) {
+      readSinceRelease = 0;
+      long oldest = sessions.oldestPendingStartMillis();
+      ledger.release(oldest == Long.MAX_VALUE ? Long.MAX_VALUE : oldest - 1);
+      publishedOldestSessionStart =
+          oldest == Long.MAX_VALUE ? WatermarkTracker.NO_WATERMARK : oldest;
+      lastEnd = Long.MIN_VALUE; // its grain may be gone from the ledger
+    }
+  }
+
+  /**
+   * Sessions: the start of the oldest session not yet returned as of the last release, or {@link
+   * WatermarkTracker#NO_WATERMARK} (none, or not sessions). Any thread.
+   */
+  long publishedOldestSessionStart() {
+    return publishedOldestSessionStart;
+  }
+
+  /** Notes that a record of this partition was read, for the sessions' release. */
+  void counted() {
+    readSinceRelease++;
+  }
+
+  /**
+   * The newest end a window holding one of the held records may have, for {@code finishAll}'s
+   * claim: the newest held window's end, or for sessions the newest grain's end plus the gap.
+   */
+  long newestHeldEnd() {
+    long newest = ledger.newestEnd();
+    if (sessions == null || newest == Long.MIN_VALUE) {
+      return newest;
+    }
+    return TimeMath.saturatedAdd(newest, sessions.gapMillis());
   }
 
   /**
@@ -152,7 +230,9 @@ final class PartitionState<K, V, R> {
    * @return the offset and its checkpoint metadata
    */
   OffsetAndMetadata committable() {
-    ledger.release(returnedThroughMillis);
+    if (sessions == null) {
+      ledger.release(returnedThroughMillis);
+    }
     if (lastEnd <= returnedThroughMillis) {
       lastEnd = Long.MIN_VALUE;
     }

@@ -12,6 +12,7 @@ import static io.github.lowwater.micrometer.Meters.PARTITIONS_ASSIGNED;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS_IDLE;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS_PAUSED;
 import static io.github.lowwater.micrometer.Meters.PARTITION_FRONTIER_LAG;
+import static io.github.lowwater.micrometer.Meters.PARTITION_OLDEST_SESSION_AGE;
 import static io.github.lowwater.micrometer.Meters.PARTITION_WATERMARK_LAG;
 import static io.github.lowwater.micrometer.Meters.PAUSES;
 import static io.github.lowwater.micrometer.Meters.QUIET_ADVANCES;
@@ -39,8 +40,9 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * Binds the meters of a {@link KafkaWindows}: the instance's and the group's watermark lag, the
  * open windows and entries, the event and record counts, the quiet-period advances, the alignment's
- * pauses and resumes, and per assigned partition its frontier and watermark lag, tagged {@code
- * topic} and {@code partition} (see {@code docs/metrics.md}).
+ * pauses and resumes, and per assigned partition its frontier and watermark lag (and, for session
+ * windows, its oldest pending session's age), tagged {@code topic} and {@code partition} (see
+ * {@code docs/metrics.md}).
  *
  * <p>Thread-safe: {@link #bindTo}, {@link #refresh} and {@link #close} may be called from any
  * thread, the polling thread or a scheduler. The registry reads the meters on its own thread,
@@ -328,7 +330,7 @@ public final class KafkaWindowsMetrics implements MeterBinder, AutoCloseable {
     refreshed = null;
   }
 
-  /** Registers the two lags of {@code tp} in {@code registry}. */
+  /** Registers the lags of {@code tp} in {@code registry}, and its oldest session's age. */
   private void bindPartition(MeterRegistry registry, TopicPartition tp, BoundMeters bound) {
     Clock wall = clock; // the meters' functions capture the clock and tp, never this binder
     Tags partitionTags =
@@ -355,5 +357,19 @@ public final class KafkaWindowsMetrics implements MeterBinder, AutoCloseable {
             partitionTags,
             windows,
             w -> Meters.lagMillis(wall.wallMillis(), w.watermark(tp))));
+    if (windows.sessionWindows()) {
+      bound.add(
+          registry,
+          Meters.gauge(
+              registry,
+              PARTITION_OLDEST_SESSION_AGE,
+              "Session windows: how far the start of a partition's oldest session not yet"
+                  + " returned trails the wall clock, in milliseconds (the committed offset waits"
+                  + " for its first record); NaN when none is pending",
+              MILLISECONDS,
+              partitionTags,
+              windows,
+              w -> Meters.lagMillis(wall.wallMillis(), w.oldestSessionStart(tp))));
+    }
   }
 }

@@ -22,6 +22,7 @@ final class Meters {
   static final String GROUP_WATERMARK_LAG = "lowwater.group.watermark.lag";
   static final String PARTITION_FRONTIER_LAG = "lowwater.partition.frontier.lag";
   static final String PARTITION_WATERMARK_LAG = "lowwater.partition.watermark.lag";
+  static final String PARTITION_OLDEST_SESSION_AGE = "lowwater.partition.session.oldest.age";
   static final String SOURCES_ACTIVE = "lowwater.sources.active";
   static final String PARTITIONS_ASSIGNED = "lowwater.partitions.assigned";
   static final String PARTITIONS_ACTIVE = "lowwater.partitions.active";

@@ -10,7 +10,9 @@ import java.util.Arrays;
  * position), kept on a free list once emitted: steady state allocates nothing.
  *
  * <p>Sessions of one key are kept apart by at least the gap: an event at {@code t} joins every open
- * session with {@code first - gap < t < last + gap} (strict), merging them if it joins several. Not
+ * session with {@code first - gap < t < last + gap} (strict), merging them if it joins several.
+ * With a maximum span, only the sessions of {@code t}'s cell count, so two sessions of a key in
+ * neighbouring cells may lie closer than the gap; the one that starts first still ends first. Not
  * thread-safe.
  */
 final class SessionTable {
@@ -18,6 +20,10 @@ final class SessionTable {
   private static final int NONE = -1;
 
   private final long gapMillis;
+
+  /** Sessions never hold events of two cells {@code [k * span, (k + 1) * span)}; 0: no cut. */
+  private final long spanMillis;
+
   private final LongFold longFold;
   private final Aggregator<Object, Object, ?> aggregator;
 
@@ -40,8 +46,13 @@ final class SessionTable {
 
   private int open;
 
-  SessionTable(long gapMillis, LongFold longFold, Aggregator<Object, Object, ?> aggregator) {
+  SessionTable(
+      long gapMillis,
+      long spanMillis,
+      LongFold longFold,
+      Aggregator<Object, Object, ?> aggregator) {
     this.gapMillis = gapMillis;
+    this.spanMillis = spanMillis;
     this.longFold = longFold;
     this.aggregator = aggregator;
     if (longFold != null) {
@@ -86,9 +97,15 @@ final class SessionTable {
     return false;
   }
 
-  /** {@code first - gap < t < last + gap}, exact for every {@code long} (no saturation). */
+  /**
+   * {@code first - gap < t < last + gap}, exact for every {@code long} (no saturation), and, with a
+   * maximum span, {@code t} in the session's cell.
+   */
   private boolean joins(int slot, long t) {
-    return within(first[slot], t) && within(t, last[slot]);
+    return within(first[slot], t)
+        && within(t, last[slot])
+        && (spanMillis == 0
+            || Math.floorDiv(t, spanMillis) == Math.floorDiv(first[slot], spanMillis));
   }
 
   /** Whether {@code later - earlier < gap}, exactly: true if {@code later <= earlier}. */
@@ -204,8 +221,9 @@ final class SessionTable {
     }
     int slot = heap[0];
     heapRemove(slot);
-    // The key's first session: its sessions lie at least a gap apart, so the one that starts
-    // first also ends first.
+    // The key's first session: within a cell its sessions lie at least a gap apart, and one of an
+    // earlier cell ends by its cell's end plus the gap, before a later cell's session: the one
+    // that starts first also ends first.
     heads[keyIds[slot]] = next[slot];
     return slot;
   }
@@ -217,6 +235,23 @@ final class SessionTable {
     }
     next[slot] = freeSlot;
     freeSlot = slot;
+  }
+
+  /** Returns the number of open sessions. */
+  int openCount() {
+    return open;
+  }
+
+  /**
+   * Returns the earliest first event time of the open sessions, or {@code Long.MAX_VALUE} when none
+   * is open. O(open sessions).
+   */
+  long oldestOpenFirst() {
+    long oldest = Long.MAX_VALUE;
+    for (int i = 0; i < open; i++) {
+      oldest = Math.min(oldest, first[heap[i]]);
+    }
+    return oldest;
   }
 
   /** Sets the bit of the key id of every open session. */

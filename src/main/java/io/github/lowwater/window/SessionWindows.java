@@ -30,6 +30,9 @@ import java.util.Arrays;
  *       event within the gap of an emitted session that is not late starts a new session.
  *   <li>A session is finalized once the watermark reaches its end {@code last + gap}; sessions are
  *       emitted in ascending (end, start) order, each exactly once, one result each.
+ *   <li>With a {@linkplain Builder#maxSessionSpan maximum span} {@code M}, sessions are cut at the
+ *       multiples of {@code M}: an event joins only the open sessions whose first event lies in its
+ *       cell {@code [k * M, (k + 1) * M)}, and rule 2 reads "joins no open session of its cell".
  *   <li>Kafka Streams and Flink join two events exactly {@code g} apart: their inclusive gap {@code
  *       g} is our strict gap {@code g + 1 ms}, and their session {@code [first, last]} is our
  *       {@code [first, last + gap)}.
@@ -42,6 +45,7 @@ import java.util.Arrays;
 public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   private final long gapMillis;
+  private final long maxSpanMillis;
   private final SessionTable sessions;
 
   /** Finalized sessions waiting for a drain, by slot, in the order they were finalized. */
@@ -53,7 +57,8 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   private SessionWindows(Builder<? super V, R> builder) {
     super(builder);
     this.gapMillis = builder.gapMillis;
-    this.sessions = new SessionTable(gapMillis, longFold, objectAggregator());
+    this.maxSpanMillis = builder.maxSpanMillis;
+    this.sessions = new SessionTable(gapMillis, maxSpanMillis, longFold, objectAggregator());
   }
 
   /**
@@ -82,9 +87,49 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     return gapMillis;
   }
 
+  /**
+   * Returns the maximum session span in milliseconds, or 0 when sessions are not cut.
+   *
+   * @return the span of the cells sessions are cut at, or 0
+   */
+  public long maxSpanMillis() {
+    return maxSpanMillis;
+  }
+
+  /**
+   * Returns the earliest start of the sessions not handed out yet: the open ones and the finalized
+   * ones waiting for a drain. {@code Long.MAX_VALUE} when there is none. Every event accepted so
+   * far at an earlier time is in a session already handed out. O(open sessions); no allocation.
+   * Writer thread only.
+   *
+   * @return the earliest pending session start in epoch milliseconds, or {@code Long.MAX_VALUE}
+   */
+  public long oldestPendingStartMillis() {
+    long oldest = sessions.oldestOpenFirst();
+    for (int i = finalizedHead; i < finalizedTail; i++) {
+      oldest = Math.min(oldest, sessions.first(finalized[i]));
+    }
+    return oldest;
+  }
+
+  /**
+   * Returns the number of sessions not handed out yet: open, or finalized and waiting for a drain.
+   * O(1). Writer thread only.
+   *
+   * @return the pending sessions
+   */
+  public int pendingSessions() {
+    return sessions.openCount() + finalizedTail - finalizedHead;
+  }
+
   @Override
   public String toString() {
-    return "SessionWindows{gapMillis=" + gapMillis + ", " + stats() + "}";
+    return "SessionWindows{gapMillis="
+        + gapMillis
+        + (maxSpanMillis == 0 ? "" : ", maxSpanMillis=" + maxSpanMillis)
+        + ", "
+        + stats()
+        + "}";
   }
 
   @Override
@@ -216,10 +261,40 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
    */
   public static final class Builder<V, R> extends WindowOptions<V, R, Builder<V, R>> {
     private final long gapMillis;
+    private long maxSpanMillis;
 
     private Builder(Duration gap, Aggregator<? super V, ?, R> aggregator) {
       super(aggregator);
       this.gapMillis = Checks.requireMillis(gap, "gap");
+    }
+
+    /**
+     * Cuts sessions at the multiples of {@code span} since the epoch: no session holds events of
+     * two cells {@code [k * span, (k + 1) * span)}, so a session spans less than {@code span} of
+     * event time and ends less than {@code span + gap} after its start. An event joins only the
+     * open sessions of its cell. The cut depends only on event times, so every reader of the same
+     * events cuts at the same places. For a key that is never silent for a gap (a session that
+     * would never end and, behind {@code KafkaWindows}, hold the committed offset back forever).
+     * Default: sessions are not cut.
+     *
+     * @param span the cell size, at least the gap
+     * @return this builder
+     * @throws NullPointerException if {@code span} is null
+     * @throws IllegalArgumentException if {@code span} is shorter than the gap
+     * @throws IllegalStateException if the span was already set
+     */
+    public Builder<V, R> maxSessionSpan(Duration span) {
+      long millis = Checks.requireMillis(span, "maxSessionSpan");
+      Checks.requireUnset(maxSpanMillis == 0, "maxSessionSpan", Duration.ofMillis(maxSpanMillis));
+      if (millis < gapMillis) {
+        throw new IllegalArgumentException(
+            "maxSessionSpan must be at least the gap ("
+                + Duration.ofMillis(gapMillis)
+                + "): "
+                + span);
+      }
+      maxSpanMillis = millis;
+      return this;
     }
 
     /**

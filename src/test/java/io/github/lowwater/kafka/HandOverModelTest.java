@@ -62,41 +62,64 @@ class HandOverModelTest {
 
   @Test
   void perPartitionEveryRecordEndsInExactlyOneRowOrTheLatePathAcrossManyOwnerChanges() {
-    perPartition(Trials.of(3_000), false);
+    perPartition(Trials.of(3_000), Kind.TUMBLING);
   }
 
   @Test
   void perPartitionHoppingRowsAreThoseOfOneReadingAcrossManyOwnerChanges() {
-    perPartition(Trials.of(1_500), true);
+    perPartition(Trials.of(1_500), Kind.HOPPING);
   }
 
-  private void perPartition(int traces, boolean hopping) {
+  @Test
+  void perPartitionSessionRowsAreThoseOfOneReadingAcrossManyOwnerChanges() {
+    perPartition(Trials.of(1_500), Kind.SESSIONS);
+  }
+
+  /** The window kind of a trace. */
+  enum Kind {
+    TUMBLING,
+    HOPPING,
+    SESSIONS
+  }
+
+  private void perPartition(int traces, Kind kind) {
     int exact = 0;
     Coverage coverage = new Coverage(traces);
     for (long seed = 1; seed <= traces; seed++) {
-      Trace trace = new Trace(seed, ResultScope.PER_PARTITION, hopping);
+      Trace trace = new Trace(seed, ResultScope.PER_PARTITION, kind);
       trace.run();
       exact += trace.intervened ? 0 : 1;
       coverage.add(trace);
     }
+    System.out.println(
+        "DBG "
+            + kind
+            + " exact "
+            + exact
+            + " three "
+            + coverage.threeOwners
+            + " cbw "
+            + coverage.crashesBeforeWriting
+            + " caw "
+            + coverage.crashesAfterWriting);
     assertThat(exact).as("traces in which no wall-clock rule intervened").isPositive();
     coverage.assertReached();
   }
 
   @Test
   void mergedASingleConsumerRestartedAgainAndAgainLosesNoRecord() {
-    merged(Trials.of(3_000), false);
+    merged(Trials.of(3_000), Kind.TUMBLING);
   }
 
   @Test
   void mergedHoppingASingleConsumerRestartedAgainAndAgainLosesNoRecord() {
-    merged(Trials.of(1_500), true);
+    merged(Trials.of(1_500), Kind.HOPPING);
   }
 
-  private void merged(int traces, boolean hopping) {
+  private void merged(int traces, Kind kind) {
     Coverage coverage = new Coverage(traces);
     for (long seed = 1; seed <= traces; seed++) {
-      Trace trace = new Trace(seed, ResultScope.MERGED, hopping);
+      Trace trace = new Trace(seed, ResultScope.MERGED, kind);
       trace.run();
       coverage.add(trace);
     }
@@ -302,15 +325,25 @@ class HandOverModelTest {
       return most;
     }
 
-    /** Null for tumbling windows. */
+    /** Null but for hopping windows. */
     final Duration advance;
 
-    Trace(long seed, ResultScope scope, boolean hopping) {
+    /** Null but for session windows; the span may be null there too. */
+    final Duration gap;
+
+    final Duration maxSessionSpan;
+
+    Trace(long seed, ResultScope scope, Kind kind) {
       this.seed = seed;
       this.random = new Random(seed);
       this.scope = scope;
       this.lateness = Duration.ofMinutes(new int[] {0, 2, 4}[random.nextInt(3)]);
-      this.advance = hopping ? Duration.ofMinutes(1 + random.nextInt(3)) : null;
+      this.advance = kind == Kind.HOPPING ? Duration.ofMinutes(1 + random.nextInt(3)) : null;
+      this.gap = kind == Kind.SESSIONS ? Duration.ofSeconds(30 + random.nextInt(150)) : null;
+      this.maxSessionSpan =
+          kind == Kind.SESSIONS && random.nextBoolean()
+              ? Duration.ofMinutes(5 + random.nextInt(10))
+              : null;
       int partitionCount = 1 + random.nextInt(3);
       for (int p = 0; p < partitionCount; p++) {
         TopicPartition tp = new TopicPartition(TOPIC, p);
@@ -347,6 +380,11 @@ class HandOverModelTest {
     }
 
     KafkaWindows.Builder<Long, Set<Long>> builder() {
+      if (gap != null) {
+        KafkaWindows.Builder<Long, Set<Long>> b =
+            KafkaWindows.sessions(gap, new Ids()).allowedLateness(lateness);
+        return maxSessionSpan == null ? b : b.maxSessionSpan(maxSessionSpan);
+      }
       KafkaWindows.Builder<Long, Set<Long>> b =
           KafkaWindows.builder(SIZE, new Ids()).allowedLateness(lateness);
       return advance == null ? b : b.hopping(advance);
@@ -499,13 +537,20 @@ class HandOverModelTest {
               + lateness
               + " advance "
               + advance
+              + " gap "
+              + gap
+              + " span "
+              + maxSessionSpan
               + "; "
               + ops;
       Map<Long, List<Object>> rowOf = new HashMap<>();
       for (Map.Entry<List<Object>, Set<Long>> e : rows.entrySet()) {
         for (Long id : e.getValue()) {
           List<Object> other = rowOf.put(id, e.getKey());
-          if (advance == null) { // a hopping record is in up to size / advance rows
+          // A hopping record is in up to size / advance rows. A session that a wall-clock rule
+          // closed early, written by an owner that died before its commit, comes back from the
+          // next owner with the records that followed, and may start earlier: another row.
+          if (advance == null && (gap == null || !intervened)) {
             assertThat(other).as("record %d in two rows; %s", id, where).isNull();
           }
         }
@@ -532,7 +577,11 @@ class HandOverModelTest {
           .as("the late records of one uninterrupted reading; %s", where)
           .isEqualTo(reference.late);
       for (long id : redelivered) {
-        assertThat(rowOf).as("redelivered record %d in a row; %s", id, where).containsKey(id);
+        // Sessions: a re-read record the new owner finds late was written or reported late by a
+        // previous owner; it cannot tell which (docs/kafka.md).
+        assertThat(rowOf.containsKey(id) || (gap != null && late.contains(id)))
+            .as("redelivered record %d in a row; %s", id, where)
+            .isTrue();
       }
     }
   }

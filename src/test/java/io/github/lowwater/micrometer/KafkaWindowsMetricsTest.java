@@ -140,6 +140,34 @@ class KafkaWindowsMetricsTest {
   }
 
   @Test
+  void sessionWindowsShowTheAgeOfEachPartitionsOldestPendingSession() {
+    KafkaWindows<String, Long, Long> windows =
+        KafkaWindows.sessions(Duration.ofMinutes(1), Aggregators.sumLong())
+            .allowedLateness(Duration.ZERO)
+            .clock(clock)
+            .consumer(new MockConsumer<>("earliest"))
+            .build();
+    windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    KafkaWindowsMetrics metrics = new KafkaWindowsMetrics(windows, GROUP, clock);
+    metrics.bindTo(registry);
+    String age = "lowwater.partition.session.oldest.age";
+    assertThat(value(registry, age, partition(P0))).as("nothing read yet").isNaN();
+    feed(windows, records(record(P0, 0, T - 3 * MINUTE), record(P0, 1, T - 2 * MINUTE)));
+    windows.pollFinalized(); // the sessions [T-3m, T-2m) and [T-2m, T-1m): the first returned
+    assertThat(value(registry, age, partition(P0))).isEqualTo(2.0 * MINUTE);
+    feed(windows, records(record(P0, 2, T)));
+    windows.pollFinalized();
+    assertThat(value(registry, age, partition(P0))).isZero();
+
+    KafkaWindows<String, Long, Long> tumbling =
+        builder(Duration.ZERO).consumer(new MockConsumer<>("earliest")).build();
+    tumbling.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    SimpleMeterRegistry other = new SimpleMeterRegistry();
+    new KafkaWindowsMetrics(tumbling, GROUP, clock).bindTo(other);
+    assertThat(other.find(age).meters()).as("windows of a size have no sessions").isEmpty();
+  }
+
+  @Test
   void aPartitionThatLeavesLosesItsMetersAtTheNextRefresh() {
     KafkaWindows<String, Long, Long> windows =
         builder(Duration.ZERO).consumer(new MockConsumer<>("earliest")).build();

@@ -43,6 +43,57 @@ class SessionWindowsTest {
   }
 
   @Test
+  void aMaximumSpanCutsSessionsAtItsMultiplesEvenWithinTheGap() {
+    SessionWindows<String, Long, Long> windows =
+        SessionWindows.builder(Duration.ofMillis(5), Aggregators.sumLong())
+            .maxSessionSpan(Duration.ofMillis(20))
+            .allowedLateness(Duration.ofMillis(100))
+            .clock(clock)
+            .build();
+    windows.add("p", -2, "a", 1L); // cell [-20, 0)
+    windows.add("p", 1, "a", 2L); // within the gap of -2, but cell [0, 20)
+    windows.add("p", 19, "b", 1L);
+    windows.add("p", 16, "b", 2L); // one session in [0, 20)
+    windows.add("p", 20, "b", 4L); // 20 - 19 < gap, cell [20, 40): a session of its own
+    windows.add("p", -1, "a", 8L); // joins [-2, 3) in its cell, not [1, 6)
+    assertThat(windows.stats().openWindows()).isEqualTo(4);
+    windows.finish();
+    assertThat(rows(windows))
+        .containsExactly("[-2,4) a=9", "[1,6) a=2", "[16,24) b=3", "[20,25) b=4");
+  }
+
+  @Test
+  void aSpanMayNotBeShorterThanTheGapAndIsSetOnce() {
+    SessionWindows.Builder<Long, Long> b =
+        SessionWindows.builder(Duration.ofSeconds(5), Aggregators.sumLong());
+    assertThatThrownBy(() -> b.maxSessionSpan(Duration.ofMillis(4_999)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxSessionSpan must be at least the gap (PT5S): PT4.999S");
+    b.maxSessionSpan(Duration.ofSeconds(5));
+    assertThatThrownBy(() -> b.maxSessionSpan(Duration.ofSeconds(9)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("maxSessionSpan");
+    assertThat(b.<String, Long>build().maxSpanMillis()).isEqualTo(5_000);
+  }
+
+  @Test
+  void theOldestPendingStartCountsOpenAndWaitingSessionsUntilTheyAreDrained() {
+    SessionWindows<String, Long, Long> windows = gapFive(Duration.ZERO);
+    assertThat(windows.oldestPendingStartMillis()).isEqualTo(Long.MAX_VALUE);
+    windows.add("p", 30, "a", 1L);
+    windows.add("p", 10, "b", 1L); // late: 10 + 5 <= 30
+    windows.add("p", 28, "c", 1L);
+    assertThat(windows.oldestPendingStartMillis()).isEqualTo(28);
+    assertThat(windows.pendingSessions()).isEqualTo(2);
+    windows.add("p", 34, "d", 1L); // watermark 34: [28,33) is finalized, not drained
+    assertThat(windows.oldestPendingStartMillis()).isEqualTo(28);
+    assertThat(windows.pendingSessions()).isEqualTo(3);
+    assertThat(rows(windows)).containsExactly("[28,33) c=1");
+    assertThat(windows.oldestPendingStartMillis()).isEqualTo(30);
+    assertThat(windows.pendingSessions()).isEqualTo(2);
+  }
+
+  @Test
   void anEventThatJoinsTwoSessionsMergesThem() {
     SessionWindows<String, Long, Long> windows = gapFive(Duration.ofMillis(100));
     windows.add("p", 10, "a", 1L);

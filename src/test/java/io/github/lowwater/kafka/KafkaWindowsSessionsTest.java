@@ -1,0 +1,146 @@
+package io.github.lowwater.kafka;
+
+import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.P0;
+import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.millis;
+import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.record;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.lowwater.window.Aggregator;
+import io.github.lowwater.window.Aggregators;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Session windows behind {@link KafkaWindows}: the options, and the committed offset, which never
+ * passes the oldest record of a session not yet returned. The randomized model over thousands of
+ * owner changes is {@code HandOverModelTest}; the group on the broker is {@code
+ * KafkaWindowsGroupTest}.
+ */
+class KafkaWindowsSessionsTest {
+
+  final KafkaWindowsOwnerChangesTest f = new KafkaWindowsOwnerChangesTest();
+
+  KafkaWindows.Builder<Long, Long> gapOfAMinute() {
+    return KafkaWindows.sessions(Duration.ofMinutes(1), Aggregators.sumLong())
+        .allowedLateness(Duration.ZERO)
+        .clock(f.clock)
+        .lateRecordHandler(
+            (r, reason, t, end, watermark) ->
+                (reason == LateRecordHandler.Reason.LATE ? f.late : f.redelivered)
+                    .add(r.partition() + "@" + r.offset()));
+  }
+
+  @Test
+  void theCommitHoldsAtTheOldestRecordOfASessionNotYetReturned() {
+    ConsumerRecord<String, String> r0 = record(P0, 0, 0, "a");
+    ConsumerRecord<String, String> r1 = record(P0, 1, 0.5, "b");
+    ConsumerRecord<String, String> r2 = record(P0, 2, 0.8, "a"); // a: [0, 1.8)
+    ConsumerRecord<String, String> r3 = record(P0, 3, 1.6, "c"); // watermark 1.6: b [0.5, 1.5)
+    ConsumerRecord<String, String> r4 = record(P0, 4, 3, "c"); // watermark 3: a, c [1.6, 2.6)
+    KafkaWindows<String, Long, Long> a = f.owner(gapOfAMinute(), P0);
+    KafkaWindowsTest.feed(a, r0, r1, r2, r3);
+    f.write(a);
+    assertThat(f.rows).containsOnlyKeys(Arrays.asList(millis(0.5), P0, "b"));
+    f.commit(a);
+    assertThat(f.group.get(P0).offset()).as("a's session, from r0 on, is open").isZero();
+
+    KafkaWindowsTest.feed(a, r4);
+    f.commit(a);
+    assertThat(f.group.get(P0).offset()).as("a and c are finalized, not returned").isZero();
+    f.write(a);
+    f.commit(a);
+    assertThat(f.group.get(P0).offset()).as("only r4's session is pending").isEqualTo(4);
+
+    // The next owner reads from r4 and writes only its session.
+    KafkaWindows<String, Long, Long> b = f.owner(gapOfAMinute(), P0);
+    b.onPoll(f.fromCommitted(r0, r1, r2, r3, r4), ConsumerRecord::key, r -> 1L);
+    b.finishAll();
+    f.write(b);
+    assertThat(f.rows)
+        .containsExactlyInAnyOrderEntriesOf(
+            java.util.Map.of(
+                Arrays.asList(millis(0), P0, "a"), 2L,
+                Arrays.asList(millis(0.5), P0, "b"), 1L,
+                Arrays.asList(millis(1.6), P0, "c"), 1L,
+                Arrays.asList(millis(3), P0, "c"), 1L));
+    assertThat(f.late).isEmpty();
+    assertThat(f.redelivered).isEmpty();
+  }
+
+  /** A key never silent for a gap: one session without a span, one per cell with it. */
+  @Test
+  void aMaximumSpanLetsTheCommitMoveOnForAKeyThatIsNeverSilent() {
+    List<ConsumerRecord<String, String>> log = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      log.add(record(P0, i, i * 0.5, "a")); // every 30 s for 20 minutes
+    }
+    KafkaWindows<String, Long, Long> uncut = f.owner(gapOfAMinute(), P0);
+    KafkaWindowsTest.feed(uncut, log);
+    assertThat(uncut.pollFinalized()).isEmpty();
+    assertThat(uncut.committableOffsets().get(P0).offset()).isZero();
+
+    KafkaWindows<String, Long, Long> cut =
+        f.owner(gapOfAMinute().maxSessionSpan(Duration.ofMinutes(5)), P0);
+    KafkaWindowsTest.feed(cut, log);
+    assertThat(cut.pollFinalized())
+        .extracting(r -> List.of(r.start(), r.end(), r.value()))
+        .containsExactly(
+            List.of(millis(0), millis(5.5), 10L), // the cell [0, 5): 0 to 4.5
+            List.of(millis(5), millis(10.5), 10L),
+            List.of(millis(10), millis(15.5), 10L));
+    assertThat(cut.committableOffsets().get(P0).offset())
+        .as("the first record of the open cell [15, 20)")
+        .isEqualTo(30);
+  }
+
+  @Test
+  void theOptionsOfSessionsAreCheckedWithMessagesThatNameThem() {
+    KafkaWindows.Builder<Long, Long> b =
+        KafkaWindows.sessions(Duration.ofMinutes(1), Aggregators.sumLong());
+    assertThatThrownBy(() -> b.hopping(Duration.ofMinutes(1)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("hopping is for windows of a size: these are session windows of gap PT1M");
+    assertThatThrownBy(() -> b.maxSessionSpan(Duration.ofSeconds(59)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("maxSessionSpan must be at least the gap (PT1M): PT59S");
+    b.maxSessionSpan(Duration.ofMinutes(10));
+    assertThatThrownBy(() -> b.maxSessionSpan(Duration.ofMinutes(10)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("maxSessionSpan was already set to PT10M");
+    b.consumer(new MockConsumer<>("earliest")).resultScope(ResultScope.MERGED);
+    assertThatThrownBy(b::build)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("session windows are PER_PARTITION only");
+
+    assertThatThrownBy(
+            () ->
+                KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.sumLong())
+                    .maxSessionSpan(Duration.ofMinutes(10)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("maxSessionSpan is for session windows");
+    assertThatThrownBy(() -> KafkaWindows.sessions(Duration.ZERO, Aggregators.sumLong()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("gap");
+    Aggregator<Long, long[], Long> noMerge =
+        Aggregators.of(
+            () -> new long[1],
+            (long[] acc, Long v) -> {
+              acc[0] += v;
+              return acc;
+            },
+            (long[] acc) -> acc[0]);
+    assertThatThrownBy(
+            () ->
+                KafkaWindows.sessions(Duration.ofMinutes(1), noMerge)
+                    .consumer(new MockConsumer<>("earliest"))
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("merge");
+  }
+}
