@@ -5,19 +5,29 @@ import io.github.lowwater.kafka.PartitionResultVisitor;
 import io.github.lowwater.kafka.ResultScope;
 import io.github.lowwater.window.Aggregators;
 import io.github.lowwater.window.WindowStats;
+import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -25,15 +35,39 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.LongSerializer;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.KGroupedStream;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.KTable;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.SessionWindowedKStream;
+import org.apache.kafka.streams.kstream.SessionWindows;
+import org.apache.kafka.streams.kstream.Suppressed;
+import org.apache.kafka.streams.kstream.Suppressed.BufferConfig;
+import org.apache.kafka.streams.kstream.TimeWindowedKStream;
+import org.apache.kafka.streams.kstream.TimeWindows;
+import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.state.Stores;
 
 /**
- * End-to-end throughput of a consumer loop on a real broker: the same topic read by three loops,
- * interleaved, each pass with a fresh consumer. Not JMH: a plain main that times whole passes.
+ * End-to-end throughput on a real broker: the same topic read by several loops, interleaved in one
+ * JVM, each pass with a fresh consumer or a fresh Kafka Streams application: plain consumer loops,
+ * {@link KafkaWindows}, and the Kafka Streams jobs a user would otherwise write. Not JMH: a plain
+ * main that times whole passes.
  *
  * <h2>What it does</h2>
  *
@@ -51,35 +85,60 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       "sparse" density of {@link WindowsMatrixBenchmark}: about 18,000 records per 5-minute
  *       window, 0.18 per (window, key). Deterministic (fixed seeds). The skew of the catch-up comes
  *       from the partition sizes and from how the consumer fetches (a poll returns up to 500
- *       records, taken from one partition's fetched batch after another).
+ *       records, taken from one partition's fetched batch after another). The sum of the values is
+ *       kept: every loop but {@code count} is checked against it.
  *   <li>Then {@code --warmup} rounds (default 1, printed but left out of the summary: the JIT
  *       compiles the consumer and the loops in them) and {@code --rounds} rounds (default 3), each
- *       of three passes in this order ({@code --loops}, default {@code count,hashmap,windows}),
- *       each pass with a new {@code KafkaConsumer} (no group: {@code assign} every partition,
- *       {@code seekToBeginning}, {@code max.poll.records} 500, {@code StringDeserializer} and
- *       {@code LongDeserializer}) that polls until it has read every record:
+ *       a pass of every loop of {@code --loops} in its order (default {@code
+ *       count,hashmap,windows}). The consumer loops each use a new {@code KafkaConsumer} (its own
+ *       group, never committed to: {@code assign} every partition, {@code seekToBeginning}, {@code
+ *       max.poll.records} 500, {@code StringDeserializer} and {@code LongDeserializer}) that polls
+ *       until it has read every record:
  *       <ol type="i">
  *         <li>{@code count}: counts the records of each poll, one by one;
  *         <li>{@code hashmap}: sums the values per key into one {@code HashMap<String, long[]>}, no
  *             windows;
  *         <li>{@code windows}: feeds {@link KafkaWindows} ({@link ResultScope#PER_PARTITION},
- *             5-minute windows, 2 minutes of allowed lateness, {@link Aggregators#sumLong()}, the
- *             record timestamp as event time) with {@code onPoll(records, ConsumerRecord::key,
+ *             5-minute tumbling windows, 2 minutes of allowed lateness, {@link
+ *             Aggregators#sumLong()}, the record timestamp as event time, built with {@code
+ *             consumer(consumer)}) with {@code onPoll(records, ConsumerRecord::key,
  *             ConsumerRecord::value)}, then {@code drainFinalized(visitor)}, which adds every
  *             result's value to a checksum; at the end of the topic {@code finishAll()} and a last
- *             {@code drainFinalized}. The driver is built without {@code consumer(...)}: no
- *             checkpoint read, no group watermark, and none of the loops commits offsets.
+ *             {@code drainFinalized}. None of the loops commits offsets;
+ *         <li>{@code windows-hopping}: the same with {@code hopping(1 minute)}: 5-minute windows
+ *             every minute, each record in 5 windows.
  *       </ol>
- *   <li>Checks that the three loops agree (records; the sum of the values; the sum of the window
- *       results plus the late records' count) and prints a table of the passes and a summary.
+ *       The Kafka Streams loops ({@code streams-tumbling-rocksdb}, {@code streams-tumbling-memory},
+ *       {@code streams-hopping-rocksdb}, {@code streams-hopping-memory}, {@code
+ *       streams-sessions-rocksdb}, {@code streams-sessions-memory}) each start a new application
+ *       ({@link #streamsPass}, {@link #topology}): {@code groupByKey}, {@code
+ *       TimeWindows.ofSizeAndGrace(5 min, 2 min)} (hopping: {@code advanceBy(1 min)}) or {@code
+ *       SessionWindows.ofInactivityGapAndGrace(5 min, 2 min)}, {@code reduce(Long::sum)} into the
+ *       default RocksDB store or an in-memory one ({@code Stores.inMemoryWindowStore}, {@code
+ *       inMemorySessionStore}, retention 7 minutes), {@code
+ *       suppress(Suppressed.untilWindowCloses(unbounded()))}, and a {@code foreach} that adds every
+ *       final result to a checksum. One stream thread; otherwise Kafka Streams' defaults
+ *       (at-least-once, a commit every 30 s, a 10 MiB record cache, changelogs on, which the broker
+ *       in this JVM writes), printed at the start of the run.
+ *   <li>Checks the sums: every result sums to the produced sum times the windows a record is in (1,
+ *       hopping 5), except in a pass with late records (Lowwater) or dropped records (Kafka
+ *       Streams' {@code dropped-records-total}), which is marked "not checked"; a mismatch fails
+ *       the run after the summary. It prints a table of the passes and a summary.
  * </ol>
  *
- * <p>A pass is timed from its first {@code poll} to its last record processed (for {@code windows},
- * to the last {@code drainFinalized} after {@code finishAll()}); creating, assigning and closing
- * the consumer are outside. {@code System.gc()} runs before each pass, so that each starts with an
- * empty young generation; the garbage-collector counts and times per pass are the differences of
- * the {@link GarbageCollectorMXBean}s, and include what the in-process broker allocates while it
- * serves the fetches (the same for every loop).
+ * <p>A consumer pass is timed from its first {@code poll} to its last record processed (for the
+ * windows loops, to the last {@code drainFinalized} after {@code finishAll()}); creating, assigning
+ * and closing the consumer are outside. A Kafka Streams pass is timed from the moment the
+ * application is {@code RUNNING} (its partitions assigned) to the {@code peek} of the topic's last
+ * record, before the grouping; outside the timer: creating the application and joining its group,
+ * then, to close every window and check the sum, one record per partition (key {@value #END_KEY},
+ * value 0, a day of event time after the topic's end) on a topic of the pass's own that is merged
+ * into the stream, and the close, whose cache flush lets the suppression emit the last windows. The
+ * table shows both untimed parts ({@code setup s}, {@code teardown s}). {@code System.gc()} runs
+ * before each pass, so that each starts with an empty young generation; the garbage-collector
+ * counts and times per pass are the differences of the {@link GarbageCollectorMXBean}s over the
+ * timed part, and include what the in-process broker allocates while it serves the fetches (and,
+ * for Kafka Streams, the changelog writes).
  *
  * <h2>Command</h2>
  *
@@ -87,24 +146,39 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * flock /tmp/lowwater-build.lock mvn -B -q -f benchmarks package
  * flock /tmp/lowwater-build.lock java -Xms2g -Xmx2g -cp benchmarks/target/benchmarks.jar \
  *     io.github.lowwater.bench.EndToEnd --records 10000000 --keys 100000
+ * flock /tmp/lowwater-build.lock java -Xms2g -Xmx2g -cp benchmarks/target/benchmarks.jar \
+ *     io.github.lowwater.bench.EndToEnd --records 10000000 --keys 100000 --loops \
+ *     count,hashmap,windows,windows-hopping,streams-tumbling-rocksdb,streams-tumbling-memory,\
+ *     streams-hopping-rocksdb,streams-hopping-memory,streams-sessions-rocksdb
+ * flock /tmp/lowwater-build.lock java -Xms2g -Xmx2g -cp benchmarks/target/benchmarks.jar \
+ *     io.github.lowwater.bench.EndToEnd --records 100000 --keys 10000 --loops \
+ *     streams-sessions-rocksdb,streams-sessions-memory
  * </pre>
  *
- * <p>Options: {@code --records N} (default 10,000,000), {@code --keys N} (100,000), {@code
- * --partitions N} (6), {@code --warmup N} (1), {@code --rounds N} (3), {@code --loops L,L}
- * (count,hashmap,windows). The heap is the JVM's ({@code -Xms2g -Xmx2g}, as the JMH benchmarks; the
- * collector is the default, G1 on this machine). The broker's log lives in a temporary directory
- * (about 33 bytes per record on disk, 330 MB at 10M records) that is deleted at the end. A 10M run
- * takes about 65 s on the 2-vCPU development machine (production 12 s).
+ * <p>(The {@code --loops} list is one argument, without the line breaks.) Options: {@code --records
+ * N} (default 10,000,000), {@code --keys N} (100,000), {@code --partitions N} (6), {@code --warmup
+ * N} (1), {@code --rounds N} (3), {@code --loops L,L} (count,hashmap,windows). The heap is the
+ * JVM's ({@code -Xms2g -Xmx2g}, as the JMH benchmarks; the collector is the default, G1 on this
+ * machine). The broker's log lives in a temporary directory (about 33 bytes per record on disk, 330
+ * MB at 10M records) that is deleted at the end; each Kafka Streams pass deletes its state
+ * directory and its topics (changelogs, end topic) when it ends. A 10M run of the default loops
+ * takes about 65 s on the 2-vCPU development machine (production 12 s); the Kafka Streams loops are
+ * far slower (see docs/benchmarks.md, which says why the in-memory session store gets a smaller run
+ * of its own).
  *
  * <h2>Output</h2>
  *
- * <p>Markdown on standard output: the settings, the production time, a table with one row per pass
- * ({@code round | loop | records | seconds | records/s | young GCs | young GC ms | other GCs |
- * other GC ms}; "young" are the collectors named {@code G1 Young Generation}, {@code Copy}, {@code
- * PS Scavenge} and the like, "other" the rest, for example {@code G1 Old Generation}), then per
- * loop the medians over the measured rounds (records/s, seconds, young GCs, young GC ms, the young
- * GC share of the pass), the ratios of the medians {@code windows / hashmap}, {@code windows /
- * count} and {@code hashmap / count}, and the total time.
+ * <p>Markdown on standard output: the settings (and Kafka Streams' effective ones), the production
+ * time and sum, a table with one row per pass ({@code round | loop | records | seconds | records/s
+ * | young GCs | young GC ms | other GCs | other GC ms | setup s | teardown s | sum check}; "young"
+ * are the collectors named {@code G1 Young Generation}, {@code Copy}, {@code PS Scavenge} and the
+ * like, "other" the rest, for example {@code G1 Old Generation}), then per loop the medians over
+ * the measured rounds (records/s, seconds, young GCs, young GC ms, the young GC share of the pass)
+ * and its sum checks, the ratios of the medians {@code windows / hashmap}, {@code windows / count}
+ * and {@code hashmap / count}, then, for the loops present, {@code windows-hopping / windows}, each
+ * Lowwater loop over each Kafka Streams loop of the same windows ({@code windows /
+ * streams-tumbling-rocksdb}, ...) and each in-memory Kafka Streams loop over its RocksDB one, and
+ * the total time.
  */
 public final class EndToEnd {
 
@@ -117,17 +191,103 @@ public final class EndToEnd {
   static final long MAX_DISORDER_MILLIS = 15_000;
 
   static final Duration WINDOW_SIZE = Duration.ofMinutes(5);
+
+  /**
+   * The hopping loops' advance: each record is in {@code WINDOW_SIZE / HOP_ADVANCE = 5} windows.
+   */
+  static final Duration HOP_ADVANCE = Duration.ofMinutes(1);
+
+  /**
+   * The session loops' inactivity gap: the tumbling window's size. At the defaults a key's records
+   * are about 28 minutes of event time apart, so most sessions hold one record.
+   */
+  static final Duration SESSION_GAP = Duration.ofMinutes(5);
+
+  /** Lowwater's allowed lateness and Kafka Streams' grace period. */
   static final Duration ALLOWED_LATENESS = Duration.ofMinutes(2);
+
   static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
 
-  /** The loops of a round, in their order. */
+  /**
+   * How long a Kafka Streams pass may go without a new record before the run fails (a pass itself
+   * may take longer: at the smoke run's rates a 10M-record hopping pass takes about 23 minutes).
+   */
+  static final Duration STREAMS_STALL = Duration.ofMinutes(5);
+
+  /** The key of the end records of a Kafka Streams pass (value 0, not in {@link Feed}'s keys). */
+  static final String END_KEY = "~end";
+
+  /** The end records' event time after the topic's newest record: every window has closed. */
+  static final long END_AFTER_MILLIS = Duration.ofDays(1).toMillis();
+
+  /** What runs a loop. */
+  enum Engine {
+    /** A {@code KafkaConsumer} that counts. */
+    COUNT,
+    /** A {@code KafkaConsumer} that sums per key into a {@code HashMap}. */
+    HASHMAP,
+    /** A {@code KafkaConsumer} that feeds {@link KafkaWindows}. */
+    LOWWATER,
+    /** Kafka Streams with its default (RocksDB) store. */
+    STREAMS_ROCKSDB,
+    /** Kafka Streams with its in-memory store. */
+    STREAMS_MEMORY;
+
+    boolean streams() {
+      return this == STREAMS_ROCKSDB || this == STREAMS_MEMORY;
+    }
+  }
+
+  /** The windows of a loop; {@code NONE} for the loops without windows. */
+  enum Shape {
+    NONE,
+    TUMBLING,
+    HOPPING,
+    SESSIONS;
+
+    /** How many results a record's value is summed into: the checksum over the produced sum. */
+    long resultsPerRecord() {
+      return this == HOPPING ? WINDOW_SIZE.toMillis() / HOP_ADVANCE.toMillis() : 1;
+    }
+  }
+
+  /** A loop of a round: its {@code --loops} name, what runs it and its windows. */
+  record Loop(String name, Engine engine, Shape shape) {
+    static Loop named(String name) {
+      for (Loop l : ALL_LOOPS) {
+        if (l.name().equals(name)) {
+          return l;
+        }
+      }
+      throw new IllegalArgumentException(
+          "--loops must name some of " + ALL_LOOPS.stream().map(Loop::name).toList() + ": " + name);
+    }
+  }
+
+  /**
+   * Every loop. The Lowwater session loop ({@code windows-sessions}) is one more row and one more
+   * case in {@link #lowwater}, once {@code KafkaWindows} has sessions.
+   */
+  static final List<Loop> ALL_LOOPS =
+      List.of(
+          new Loop("count", Engine.COUNT, Shape.NONE),
+          new Loop("hashmap", Engine.HASHMAP, Shape.NONE),
+          new Loop("windows", Engine.LOWWATER, Shape.TUMBLING),
+          new Loop("windows-hopping", Engine.LOWWATER, Shape.HOPPING),
+          new Loop("streams-tumbling-rocksdb", Engine.STREAMS_ROCKSDB, Shape.TUMBLING),
+          new Loop("streams-tumbling-memory", Engine.STREAMS_MEMORY, Shape.TUMBLING),
+          new Loop("streams-hopping-rocksdb", Engine.STREAMS_ROCKSDB, Shape.HOPPING),
+          new Loop("streams-hopping-memory", Engine.STREAMS_MEMORY, Shape.HOPPING),
+          new Loop("streams-sessions-rocksdb", Engine.STREAMS_ROCKSDB, Shape.SESSIONS),
+          new Loop("streams-sessions-memory", Engine.STREAMS_MEMORY, Shape.SESSIONS));
+
+  /** The default loops of a round, in their order. */
   static final List<String> LOOPS = List.of("count", "hashmap", "windows");
 
   private EndToEnd() {}
 
   /** The command-line options. */
-  record Options(
-      long records, int keys, int partitions, int warmup, int rounds, List<String> loops) {
+  record Options(long records, int keys, int partitions, int warmup, int rounds, List<Loop> loops) {
     static Options parse(String[] args) {
       long records = 10_000_000;
       int keys = 100_000;
@@ -155,8 +315,8 @@ public final class EndToEnd {
                       + " (--records, --keys, --partitions, --warmup, --rounds, --loops)");
         }
       }
-      if (!LOOPS.containsAll(loops) || loops.isEmpty()) {
-        throw new IllegalArgumentException("--loops must name some of " + LOOPS + ": " + loops);
+      if (loops.isEmpty() || loops.size() != new HashSet<>(loops).size()) {
+        throw new IllegalArgumentException("--loops must name distinct loops: " + loops);
       }
       if (records < partitions || keys < 1 || partitions < 1 || warmup < 0 || rounds < 1) {
         throw new IllegalArgumentException(
@@ -171,16 +331,32 @@ public final class EndToEnd {
                 + ", "
                 + rounds);
       }
-      return new Options(records, keys, partitions, warmup, rounds, loops);
+      return new Options(
+          records, keys, partitions, warmup, rounds, loops.stream().map(Loop::named).toList());
+    }
+
+    /** The event time that one partition's records span. */
+    long spanMillis() {
+      return records / partitions * GAP_MILLIS;
     }
   }
 
-  /** One timed pass. */
+  /** What was produced: the records and the sum of their values. */
+  record Produced(long records, long sum) {}
+
+  /**
+   * One timed pass: {@code nanos} is timed; {@code setupNanos} (from the pass's start to the
+   * timer's start) and {@code teardownNanos} (from the timer's stop to the pass's end) are not.
+   * {@code late} counts the records that no result holds: Lowwater's late records, Kafka Streams'
+   * dropped records.
+   */
   record Pass(
       int round,
-      String loop,
+      Loop loop,
       long records,
       long nanos,
+      long setupNanos,
+      long teardownNanos,
       long youngCount,
       long youngMillis,
       long otherCount,
@@ -189,6 +365,17 @@ public final class EndToEnd {
       long late) {
     double recordsPerSecond() {
       return records * 1e9 / nanos;
+    }
+
+    /** Whether the results sum to what was produced: "ok", "MISMATCH" or why it is not checked. */
+    String check(Produced produced) {
+      if (loop.engine() == Engine.COUNT) {
+        return "n/a";
+      }
+      if (late > 0) {
+        return String.format(Locale.ROOT, "not checked (%,d late)", late);
+      }
+      return checksum == produced.sum() * loop.shape().resultsPerRecord() ? "ok" : "MISMATCH";
     }
   }
 
@@ -204,51 +391,60 @@ public final class EndToEnd {
         o.partitions(),
         o.warmup(),
         o.rounds(),
-        o.loops(),
+        o.loops().stream().map(Loop::name).toList(),
         System.getProperty("java.vm.name"),
         Runtime.version(),
         Runtime.getRuntime().maxMemory() >> 20,
         ManagementFactory.getRuntimeMXBean().getInputArguments());
+    if (o.loops().stream().anyMatch(l -> l.engine().streams())) {
+      System.out.println(streamsSettings());
+      System.out.println();
+    }
     try (InProcessBroker broker = InProcessBroker.start()) {
       broker.createTopic(TOPIC, o.partitions());
       long t0 = System.nanoTime();
-      long produced = produce(broker.bootstrapServers(), o);
+      Produced produced = produce(broker.bootstrapServers(), o);
       long produceNanos = System.nanoTime() - t0;
       System.out.printf(
           Locale.ROOT,
-          "Produced %,d records in %.1f s (%,.0f records/s), broker started and topic created in"
-              + " %.1f s%n%n",
-          produced,
+          "Produced %,d records (values summing to %,d) in %.1f s (%,.0f records/s), broker started"
+              + " and topic created in %.1f s%n%n",
+          produced.records(),
+          produced.sum(),
           produceNanos / 1e9,
-          produced * 1e9 / produceNanos,
+          produced.records() * 1e9 / produceNanos,
           (t0 - begin) / 1e9);
 
       List<Pass> passes = new ArrayList<>();
       System.out.println(
           "| round | loop | records | seconds | records/s | young GCs | young GC ms | other GCs |"
-              + " other GC ms |");
-      System.out.println("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+              + " other GC ms | setup s | teardown s | sum check |");
+      System.out.println(
+          "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
       for (int round = 1 - o.warmup(); round <= o.rounds(); round++) {
-        for (String loop : o.loops()) {
-          Pass p = pass(broker.bootstrapServers(), o, round, loop);
+        for (Loop loop : o.loops()) {
+          Pass p = pass(broker, o, round, loop);
           if (round > 0) {
             passes.add(p);
           }
           System.out.printf(
               Locale.ROOT,
-              "| %s | %s | %,d | %.2f | %,.0f | %d | %d | %d | %d |%n",
+              "| %s | %s | %,d | %.2f | %,.0f | %d | %d | %d | %d | %.2f | %.2f | %s |%n",
               round > 0 ? Integer.toString(round) : "warm-up",
-              p.loop(),
+              loop.name(),
               p.records(),
               p.nanos() / 1e9,
               p.recordsPerSecond(),
               p.youngCount(),
               p.youngMillis(),
               p.otherCount(),
-              p.otherMillis());
+              p.otherMillis(),
+              p.setupNanos() / 1e9,
+              p.teardownNanos() / 1e9,
+              p.check(produced));
         }
       }
-      summarize(passes, o);
+      summarize(passes, o, produced);
     }
     System.out.printf(
         Locale.ROOT,
@@ -259,25 +455,16 @@ public final class EndToEnd {
   // ---------------------------------------------------------------------------------------------
   // Production
 
-  /** Produces the records, partition by partition; returns how many. */
-  static long produce(String bootstrap, Options o) throws Exception {
+  /** Produces the records, partition by partition. */
+  static Produced produce(String bootstrap, Options o) throws Exception {
     long[] count = partitionSizes(o.records(), o.partitions());
-    long meanPerPartition = o.records() / o.partitions();
-    long spanMillis = meanPerPartition * GAP_MILLIS;
+    long spanMillis = o.spanMillis();
     String[] keys = Feed.keyStrings(o.keys());
-    Properties props = new Properties();
-    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, LongSerializer.class.getName());
-    props.put(ProducerConfig.ACKS_CONFIG, "all");
-    props.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-    props.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(512 * 1024));
-    props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(128L << 20));
-    props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
     AtomicReference<Exception> failure = new AtomicReference<>();
     SplittableRandom random = new SplittableRandom(0xE2E_5EEDL);
     long sent = 0;
-    try (KafkaProducer<String, Long> producer = new KafkaProducer<>(props)) {
+    long sum = 0;
+    try (KafkaProducer<String, Long> producer = producer(bootstrap)) {
       for (int p = 0; p < o.partitions(); p++) {
         long c = count[p];
         for (long n = 0; n < c; n++) {
@@ -295,6 +482,7 @@ public final class EndToEnd {
                 }
               });
           sent++;
+          sum += value;
         }
         if (failure.get() != null) {
           break;
@@ -305,7 +493,20 @@ public final class EndToEnd {
     if (failure.get() != null) {
       throw new IllegalStateException("production failed", failure.get());
     }
-    return sent;
+    return new Produced(sent, sum);
+  }
+
+  static KafkaProducer<String, Long> producer(String bootstrap) {
+    Properties props = new Properties();
+    props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, LongSerializer.class.getName());
+    props.put(ProducerConfig.ACKS_CONFIG, "all");
+    props.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+    props.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(512 * 1024));
+    props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(128L << 20));
+    props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
+    return new KafkaProducer<>(props);
   }
 
   /** Skewed partition sizes summing to {@code records}: log-normal weights, at least one each. */
@@ -331,7 +532,14 @@ public final class EndToEnd {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Consumption
+  // Passes
+
+  /** One pass of {@code loop} over the whole topic. */
+  static Pass pass(InProcessBroker broker, Options o, int round, Loop loop) throws Exception {
+    return loop.engine().streams()
+        ? streamsPass(broker, o, round, loop)
+        : consumerPass(broker.bootstrapServers(), o, round, loop);
+  }
 
   static KafkaConsumer<String, Long> consumer(String bootstrap, String clientId) {
     Properties props = new Properties();
@@ -348,42 +556,50 @@ public final class EndToEnd {
     return new KafkaConsumer<>(props);
   }
 
-  /** One pass of {@code loop} over the whole topic with a fresh consumer. */
-  static Pass pass(String bootstrap, Options o, int round, String loop) {
+  /** One pass of a consumer loop with a fresh consumer. */
+  static Pass consumerPass(String bootstrap, Options o, int round, Loop loop) {
+    long begin = System.nanoTime();
     List<TopicPartition> partitions = new ArrayList<>();
     for (int p = 0; p < o.partitions(); p++) {
       partitions.add(new TopicPartition(TOPIC, p));
     }
-    try (KafkaConsumer<String, Long> consumer = consumer(bootstrap, loop + "-" + round)) {
+    long start;
+    long end;
+    long[] gcBefore;
+    long[] gcAfter;
+    long[] result;
+    try (KafkaConsumer<String, Long> consumer = consumer(bootstrap, loop.name() + "-" + round)) {
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
       for (TopicPartition tp : partitions) {
         consumer.position(tp); // resolves the positions before the clock starts
       }
       System.gc();
-      long[] gcBefore = gcCounts();
-      long start = System.nanoTime();
-      long[] result =
-          switch (loop) {
-            case "count" -> countLoop(consumer, o.records());
-            case "hashmap" -> hashMapLoop(consumer, o.records());
-            case "windows" -> windowsLoop(consumer, o.records());
-            default -> throw new IllegalArgumentException(loop);
+      gcBefore = gcCounts();
+      start = System.nanoTime();
+      result =
+          switch (loop.engine()) {
+            case COUNT -> countLoop(consumer, o.records());
+            case HASHMAP -> hashMapLoop(consumer, o.records());
+            case LOWWATER -> windowsLoop(lowwater(loop.shape(), consumer), consumer, o.records());
+            default -> throw new IllegalArgumentException(loop.toString());
           };
-      long nanos = System.nanoTime() - start;
-      long[] gcAfter = gcCounts();
-      return new Pass(
-          round,
-          loop,
-          result[0],
-          nanos,
-          gcAfter[0] - gcBefore[0],
-          gcAfter[1] - gcBefore[1],
-          gcAfter[2] - gcBefore[2],
-          gcAfter[3] - gcBefore[3],
-          result[1],
-          result[2]);
+      end = System.nanoTime();
+      gcAfter = gcCounts();
     }
+    return new Pass(
+        round,
+        loop,
+        result[0],
+        end - start,
+        start - begin,
+        System.nanoTime() - end,
+        gcAfter[0] - gcBefore[0],
+        gcAfter[1] - gcBefore[1],
+        gcAfter[2] - gcBefore[2],
+        gcAfter[3] - gcBefore[3],
+        result[1],
+        result[2]);
   }
 
   /** (i) Counts the records one by one; returns {records, 0, 0}. */
@@ -422,16 +638,31 @@ public final class EndToEnd {
   }
 
   /**
+   * The Lowwater driver of a windowed loop: {@code PER_PARTITION}, the allowed lateness, {@link
+   * Aggregators#sumLong()}, on {@code consumer}.
+   */
+  static KafkaWindows<String, Long, Long> lowwater(Shape shape, KafkaConsumer<?, ?> consumer) {
+    KafkaWindows.Builder<Long, Long> builder =
+        switch (shape) {
+          case TUMBLING -> KafkaWindows.builder(WINDOW_SIZE, Aggregators.sumLong());
+          case HOPPING ->
+              KafkaWindows.<Long, Long>builder(WINDOW_SIZE, Aggregators.sumLong())
+                  .hopping(HOP_ADVANCE);
+          default -> throw new IllegalArgumentException("no Lowwater loop of " + shape);
+        };
+    return builder
+        .allowedLateness(ALLOWED_LATENESS)
+        .resultScope(ResultScope.PER_PARTITION)
+        .consumer(consumer)
+        .build();
+  }
+
+  /**
    * (iii) Feeds {@link KafkaWindows} and drains its results each poll; returns {records, sum of the
    * window results, late records}.
    */
-  static long[] windowsLoop(KafkaConsumer<String, Long> consumer, long total) {
-    KafkaWindows<String, Long, Long> windows =
-        KafkaWindows.builder(WINDOW_SIZE, Aggregators.sumLong())
-            .allowedLateness(ALLOWED_LATENESS)
-            .resultScope(ResultScope.PER_PARTITION)
-            .consumer(consumer)
-            .build();
+  static long[] windowsLoop(
+      KafkaWindows<String, Long, Long> windows, KafkaConsumer<String, Long> consumer, long total) {
     long records = 0;
     Checksum checksum = new Checksum();
     while (records < total) {
@@ -446,7 +677,7 @@ public final class EndToEnd {
     return new long[] {records, checksum.sum, stats.late()};
   }
 
-  /** Adds every window result to a sum, as a primitive: the sink of the windows loop. */
+  /** Adds every window result to a sum, as a primitive: the sink of the windows loops. */
   static final class Checksum implements PartitionResultVisitor<String, Long> {
     long sum;
 
@@ -460,6 +691,276 @@ public final class EndToEnd {
       sum += value;
     }
   }
+
+  // ---------------------------------------------------------------------------------------------
+  // Kafka Streams
+
+  /**
+   * The Kafka Streams settings of every pass: one stream thread and a state directory of its own;
+   * the rest (processing guarantee, commit interval, cache, consumer) are Kafka Streams' defaults.
+   */
+  static Properties streamsConfig(String bootstrap, String applicationId, Path stateDir) {
+    Properties props = new Properties();
+    props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
+    props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+    props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
+    return props;
+  }
+
+  /** The effective values of the settings the docs name, read back from {@link StreamsConfig}. */
+  static String streamsSettings() {
+    StreamsConfig config =
+        new StreamsConfig(streamsConfig("127.0.0.1:9092", "settings", Path.of("state")));
+    Map<String, Object> consumer = config.getMainConsumerConfigs("settings", "settings-c", 0);
+    return String.format(
+        Locale.ROOT,
+        "Kafka Streams: %s=%s, %s=%d, %s=%d, %s=%d, consumer %s=%s, %s=%s; tumbling and hopping"
+            + " %d s windows (hopping advance %d s), sessions gap %d s, grace %d s, suppress"
+            + " untilWindowCloses(unbounded())",
+        StreamsConfig.PROCESSING_GUARANTEE_CONFIG,
+        config.getString(StreamsConfig.PROCESSING_GUARANTEE_CONFIG),
+        StreamsConfig.COMMIT_INTERVAL_MS_CONFIG,
+        config.getLong(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG),
+        StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG,
+        config.getLong(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG),
+        StreamsConfig.NUM_STREAM_THREADS_CONFIG,
+        config.getInt(StreamsConfig.NUM_STREAM_THREADS_CONFIG),
+        ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+        consumer.get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG),
+        StreamsConfig.MAX_TASK_IDLE_MS_CONFIG,
+        config.getLong(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG),
+        WINDOW_SIZE.toSeconds(),
+        HOP_ADVANCE.toSeconds(),
+        SESSION_GAP.toSeconds(),
+        ALLOWED_LATENESS.toSeconds());
+  }
+
+  /**
+   * One pass of a Kafka Streams loop: a new application (its own {@code application.id}, so it
+   * reads the topic from the beginning; its own state directory), timed from the moment it is
+   * running (or its first record, if earlier) to its last record of the topic. Then, untimed, one
+   * end record per partition on a topic of the pass's own, far in event time, which closes every
+   * window, and the close, which flushes the cache so that the suppression emits them; then the
+   * state directory and the application's topics are deleted.
+   */
+  static Pass streamsPass(InProcessBroker broker, Options o, int round, Loop loop)
+      throws Exception {
+    long begin = System.nanoTime();
+    String applicationId = loop.name() + "-" + round;
+    String endTopic = applicationId + "-end";
+    broker.createTopic(endTopic, o.partitions());
+    Path stateDir = Files.createTempDirectory("lowwater-streams-");
+    StreamsProbe probe = new StreamsProbe(o.records(), o.partitions());
+    KafkaStreams streams =
+        new KafkaStreams(
+            topology(loop, endTopic, probe),
+            streamsConfig(broker.bootstrapServers(), applicationId, stateDir));
+    streams.setStateListener(
+        (now, before) -> {
+          if (now == KafkaStreams.State.RUNNING) {
+            probe.started();
+          }
+        });
+    streams.setUncaughtExceptionHandler(
+        e -> {
+          probe.failure.compareAndSet(null, e);
+          return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
+    long dropped;
+    try {
+      System.gc();
+      streams.start();
+      await(probe.allRecords, probe, streams, "the topic's last record");
+      try (KafkaProducer<String, Long> producer = producer(broker.bootstrapServers())) {
+        long endMillis = Feed.BASE_MILLIS + o.spanMillis() + END_AFTER_MILLIS;
+        for (int p = 0; p < o.partitions(); p++) {
+          producer.send(new ProducerRecord<>(endTopic, p, endMillis, END_KEY, 0L)).get();
+        }
+      }
+      await(probe.allEnds, probe, streams, "the end records");
+      dropped = droppedRecords(streams);
+    } finally {
+      if (!streams.close(Duration.ofMinutes(2))) {
+        throw new IllegalStateException(applicationId + " did not close within 2 minutes");
+      }
+      streams.cleanUp();
+      deleteRecursively(stateDir);
+      broker.deleteTopicsStartingWith(applicationId + "-");
+    }
+    if (probe.failure.get() != null) {
+      throw new IllegalStateException(applicationId + " failed", probe.failure.get());
+    }
+    long end = System.nanoTime();
+    long[] gcBefore = probe.gcAtStart;
+    long[] gcAfter = probe.gcAtLastRecord;
+    return new Pass(
+        round,
+        loop,
+        probe.records,
+        probe.lastRecordNanos - probe.startNanos,
+        probe.startNanos - begin,
+        end - probe.lastRecordNanos,
+        gcAfter[0] - gcBefore[0],
+        gcAfter[1] - gcBefore[1],
+        gcAfter[2] - gcBefore[2],
+        gcAfter[3] - gcBefore[3],
+        probe.sum, // read after close, which joined the stream thread
+        dropped);
+  }
+
+  /**
+   * The job a user would write: the topic (and the pass's end topic, merged into it) grouped by
+   * key, windowed, {@code reduce(Long::sum)} into the engine's store, final results only ({@code
+   * suppress(untilWindowCloses(unbounded()))}), every result's value added to the probe's sum. A
+   * {@code peek} before the grouping counts the records.
+   */
+  static Topology topology(Loop loop, String endTopic, StreamsProbe probe) {
+    StreamsBuilder builder = new StreamsBuilder();
+    Consumed<String, Long> consumed = Consumed.with(Serdes.String(), Serdes.Long());
+    KStream<String, Long> records = builder.stream(TOPIC, consumed).peek((k, v) -> probe.record());
+    KStream<String, Long> ends = builder.stream(endTopic, consumed).peek((k, v) -> probe.end());
+    KGroupedStream<String, Long> grouped =
+        records.merge(ends).groupByKey(Grouped.with(Serdes.String(), Serdes.Long()));
+    boolean memory = loop.engine() == Engine.STREAMS_MEMORY;
+    Duration retention = WINDOW_SIZE.plus(ALLOWED_LATENESS); // the least Kafka Streams accepts
+    KTable<Windowed<String>, Long> sums =
+        switch (loop.shape()) {
+          case TUMBLING, HOPPING -> {
+            TimeWindows windows = TimeWindows.ofSizeAndGrace(WINDOW_SIZE, ALLOWED_LATENESS);
+            TimeWindowedKStream<String, Long> windowed =
+                grouped.windowedBy(
+                    loop.shape() == Shape.HOPPING ? windows.advanceBy(HOP_ADVANCE) : windows);
+            yield memory
+                ? windowed.reduce(
+                    Long::sum,
+                    Materialized.<String, Long>as(
+                            Stores.inMemoryWindowStore("sums", retention, WINDOW_SIZE, false))
+                        .withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.Long()))
+                : windowed.reduce(Long::sum);
+          }
+          case SESSIONS -> {
+            SessionWindowedKStream<String, Long> windowed =
+                grouped.windowedBy(
+                    SessionWindows.ofInactivityGapAndGrace(SESSION_GAP, ALLOWED_LATENESS));
+            yield memory
+                ? windowed.reduce(
+                    Long::sum,
+                    Materialized.<String, Long>as(
+                            Stores.inMemorySessionStore("sums", SESSION_GAP.plus(ALLOWED_LATENESS)))
+                        .withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.Long()))
+                : windowed.reduce(Long::sum);
+          }
+          default -> throw new IllegalArgumentException("no Kafka Streams job of " + loop);
+        };
+    sums.suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()))
+        .toStream()
+        .foreach((window, sum) -> probe.result(sum));
+    return builder.build();
+  }
+
+  /**
+   * What a Kafka Streams pass sees. The counters are written by its one stream thread only and read
+   * by the main thread after a latch or after the close; the timestamps are volatile.
+   */
+  static final class StreamsProbe {
+    final long records;
+    final CountDownLatch allRecords = new CountDownLatch(1);
+    final CountDownLatch allEnds;
+    final AtomicReference<Throwable> failure = new AtomicReference<>();
+    volatile long startNanos;
+    volatile long[] gcAtStart;
+    volatile long lastRecordNanos;
+    volatile long[] gcAtLastRecord;
+    volatile long seen;
+    volatile long endsSeen;
+    long sum;
+
+    StreamsProbe(long records, int partitions) {
+      this.records = records;
+      this.allEnds = new CountDownLatch(partitions);
+    }
+
+    /** Starts the timer, once: when the application is running or at its first record. */
+    synchronized void started() {
+      if (gcAtStart == null) {
+        gcAtStart = gcCounts();
+        startNanos = System.nanoTime();
+      }
+    }
+
+    void record() {
+      long n = seen + 1; // one writer
+      seen = n;
+      if (n == 1) {
+        started();
+      }
+      if (n == records) {
+        lastRecordNanos = System.nanoTime();
+        gcAtLastRecord = gcCounts();
+        allRecords.countDown();
+      }
+    }
+
+    void end() {
+      endsSeen = endsSeen + 1; // one writer
+      allEnds.countDown();
+    }
+
+    void result(Long value) {
+      if (value != null) { // a merged-away session's tombstone, if one reaches the sink
+        sum += value;
+      }
+    }
+  }
+
+  /**
+   * Waits for {@code latch}, failing on the application's failure or after {@link #STREAMS_STALL}
+   * without a new record.
+   */
+  static void await(CountDownLatch latch, StreamsProbe probe, KafkaStreams streams, String what)
+      throws InterruptedException {
+    long seen = -1;
+    long progressNanos = System.nanoTime();
+    while (!latch.await(100, TimeUnit.MILLISECONDS)) { // polling with a deadline
+      KafkaStreams.State state = streams.state();
+      if (probe.failure.get() != null || state.hasStartedOrFinishedShuttingDown()) {
+        throw new IllegalStateException(
+            "Kafka Streams stopped (" + state + ") before " + what, probe.failure.get());
+      }
+      long now = probe.seen + probe.endsSeen;
+      if (now != seen) {
+        seen = now;
+        progressNanos = System.nanoTime();
+      } else if (System.nanoTime() - progressNanos > STREAMS_STALL.toNanos()) {
+        throw new IllegalStateException(
+            what + " not seen: no new record for " + STREAMS_STALL + " after " + seen);
+      }
+    }
+  }
+
+  /** The records Kafka Streams dropped (late for their window, among others), over its tasks. */
+  static long droppedRecords(KafkaStreams streams) {
+    double dropped = 0;
+    for (Map.Entry<MetricName, ? extends Metric> e : streams.metrics().entrySet()) {
+      if (e.getKey().name().equals("dropped-records-total")
+          && e.getValue().metricValue() instanceof Number n) {
+        dropped += n.doubleValue();
+      }
+    }
+    return (long) dropped;
+  }
+
+  static void deleteRecursively(Path dir) throws IOException {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Garbage collection
 
   /** {young count, young ms, other count, other ms} over every collector of this JVM. */
   static long[] gcCounts() {
@@ -484,46 +985,46 @@ public final class EndToEnd {
   // ---------------------------------------------------------------------------------------------
   // Summary
 
-  static void summarize(List<Pass> passes, Options o) {
+  static void summarize(List<Pass> passes, Options o, Produced produced) {
     Map<String, List<Pass>> byLoop = new LinkedHashMap<>();
     for (Pass p : passes) {
-      byLoop.computeIfAbsent(p.loop(), k -> new ArrayList<>()).add(p);
+      byLoop.computeIfAbsent(p.loop().name(), k -> new ArrayList<>()).add(p);
     }
     for (Pass p : passes) {
-      if (p.records() != o.records()) { // never: a pass polls until it has read them all
+      if (p.records() != o.records()) { // never: a pass reads until it has seen them all
         throw new IllegalStateException("a pass read " + p.records() + " records: " + p);
-      }
-    }
-    long late = byLoop.containsKey("windows") ? byLoop.get("windows").get(0).late() : 0;
-    if (byLoop.containsKey("hashmap") && byLoop.containsKey("windows")) {
-      long mapSum = byLoop.get("hashmap").get(0).checksum();
-      for (Pass p : byLoop.get("windows")) {
-        // A late record is counted, not summed: the sums agree when there is none.
-        if (p.late() == 0 && p.checksum() != mapSum) {
-          throw new IllegalStateException(
-              "windows summed " + p.checksum() + " but the map summed " + mapSum + ": " + p);
-        }
       }
     }
     System.out.println();
     System.out.println(
         "| loop | median records/s | median seconds | young GCs (median) | young GC ms (median) |"
-            + " young GC share of the pass (median) |");
-    System.out.println("| --- | ---: | ---: | ---: | ---: | ---: |");
+            + " young GC share of the pass (median) | sum checks |");
+    System.out.println("| --- | ---: | ---: | ---: | ---: | ---: | --- |");
     Map<String, Double> median = new LinkedHashMap<>();
+    List<Pass> mismatches = new ArrayList<>();
     for (Map.Entry<String, List<Pass>> e : byLoop.entrySet()) {
       List<Pass> ps = e.getValue();
       double rate = median(ps.stream().mapToDouble(Pass::recordsPerSecond).toArray());
       median.put(e.getKey(), rate);
+      Map<String, Integer> checks = new TreeMap<>();
+      for (Pass p : ps) {
+        checks.merge(p.check(produced), 1, Integer::sum);
+        if (p.check(produced).equals("MISMATCH")) {
+          mismatches.add(p);
+        }
+      }
       System.out.printf(
           Locale.ROOT,
-          "| %s | %,.0f | %.2f | %.0f | %.0f | %.1f%% |%n",
+          "| %s | %,.0f | %.2f | %.0f | %.0f | %.1f%% | %s |%n",
           e.getKey(),
           rate,
           median(ps.stream().mapToDouble(p -> p.nanos() / 1e9).toArray()),
           median(ps.stream().mapToDouble(Pass::youngCount).toArray()),
           median(ps.stream().mapToDouble(Pass::youngMillis).toArray()),
-          median(ps.stream().mapToDouble(p -> p.youngMillis() * 1e6 / p.nanos()).toArray()) * 100);
+          median(ps.stream().mapToDouble(p -> p.youngMillis() * 1e6 / p.nanos()).toArray()) * 100,
+          checks.entrySet().stream()
+              .map(c -> c.getValue() + " x " + c.getKey())
+              .collect(Collectors.joining(", ")));
     }
     System.out.println();
     System.out.println(
@@ -532,14 +1033,38 @@ public final class EndToEnd {
             + ", "
             + ratio(median, "windows", "count")
             + ", "
-            + ratio(median, "hashmap", "count")
-            + String.format(
-                Locale.ROOT,
-                " (late records in the windows pass: %,d; window sums equal the map's: %s)",
-                late,
-                late == 0 && byLoop.containsKey("hashmap") && byLoop.containsKey("windows")
-                    ? "yes"
-                    : "not checked"));
+            + ratio(median, "hashmap", "count"));
+    List<String> against = new ArrayList<>();
+    if (median.containsKey("windows-hopping") && median.containsKey("windows")) {
+      against.add(ratio(median, "windows-hopping", "windows"));
+    }
+    for (Loop a : ALL_LOOPS) {
+      for (Loop b : ALL_LOOPS) {
+        boolean lowwaterOverStreams =
+            a.engine() == Engine.LOWWATER && b.engine().streams() && a.shape() == b.shape();
+        boolean memoryOverRocksDb =
+            a.engine() == Engine.STREAMS_MEMORY
+                && b.engine() == Engine.STREAMS_ROCKSDB
+                && a.shape() == b.shape();
+        if ((lowwaterOverStreams || memoryOverRocksDb)
+            && median.containsKey(a.name())
+            && median.containsKey(b.name())) {
+          against.add(ratio(median, a.name(), b.name()));
+        }
+      }
+    }
+    if (!against.isEmpty()) {
+      System.out.println("Ratios of the medians, same windows: " + String.join(", ", against));
+    }
+    System.out.printf(
+        Locale.ROOT,
+        "Sums: every result of a checked pass sums to the produced %,d times the results a record"
+            + " is in (1; hopping %d); a pass with late or dropped records is not checked.%n",
+        produced.sum(),
+        Shape.HOPPING.resultsPerRecord());
+    if (!mismatches.isEmpty()) {
+      throw new IllegalStateException("sums that differ from the produced sum: " + mismatches);
+    }
   }
 
   static String ratio(Map<String, Double> median, String a, String b) {

@@ -12,6 +12,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.stream.Stream;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
@@ -19,6 +20,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.common.Feature;
@@ -115,14 +117,8 @@ final class InProcessBroker implements AutoCloseable {
       // Wait until every partition has a leader: producing earlier meets NOT_LEADER_OR_FOLLOWER,
       // and the retries of an idempotent producer can then fail on sequence numbers.
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (!admin
-          .describeTopics(List.of(name))
-          .allTopicNames()
-          .get()
-          .get(name)
-          .partitions()
-          .stream()
-          .allMatch(p -> p.leader() != null && p.leader().id() >= 0)) {
+      // Describing it can also meet UNKNOWN_TOPIC_OR_PARTITION until its metadata has spread.
+      while (!hasLeaders(admin, name)) {
         if (System.nanoTime() > deadline) {
           throw new IllegalStateException("no leader for every partition of " + name);
         }
@@ -130,6 +126,41 @@ final class InProcessBroker implements AutoCloseable {
       }
     } catch (Exception e) {
       throw new IllegalStateException("could not create topic " + name, e);
+    }
+  }
+
+  /**
+   * Deletes every topic whose name starts with {@code prefix} (a Kafka Streams application's
+   * changelogs after its pass), and waits until the deletion is accepted.
+   */
+  void deleteTopicsStartingWith(String prefix) {
+    try (Admin admin = admin()) {
+      List<String> names =
+          admin.listTopics().names().get().stream().filter(n -> n.startsWith(prefix)).toList();
+      if (!names.isEmpty()) {
+        admin.deleteTopics(names).all().get();
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException("could not delete the topics of " + prefix, e);
+    }
+  }
+
+  /** Whether every partition of {@code name} has a leader; false while the topic is unknown. */
+  private static boolean hasLeaders(Admin admin, String name) throws InterruptedException {
+    try {
+      return admin
+          .describeTopics(List.of(name))
+          .allTopicNames()
+          .get()
+          .get(name)
+          .partitions()
+          .stream()
+          .allMatch(p -> p.leader() != null && p.leader().id() >= 0);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        return false;
+      }
+      throw new IllegalStateException("could not describe topic " + name, e);
     }
   }
 
