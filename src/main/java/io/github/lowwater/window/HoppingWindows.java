@@ -144,6 +144,11 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
         + "}";
   }
 
+  /** Returns the number of emptied panes and windows kept for reuse (for tests). */
+  int spareWindows() {
+    return pool.spareWindows();
+  }
+
   @Override
   long lateEnd(long eventTimeMillis) {
     if (!shape.fits(eventTimeMillis)) {

@@ -97,4 +97,17 @@ class IdIndexTest {
     assertThat(ids).containsExactly(big, 0);
     assertThat(IdIndex.capacityFor(Integer.MAX_VALUE)).isEqualTo(1 << 30);
   }
+
+  @Test
+  void clearKeepsATableExactlyFourTimesTooLarge() {
+    IdIndex index = new IdIndex(48);
+    assertThat(index.capacity()).isEqualTo(64);
+    index.insert(3, index.positionOf(3));
+    index.clear(12); // 16 slots would do: 64 is four times that, not more
+    assertThat(index.capacity()).isEqualTo(64);
+    assertThat(index.size()).isZero();
+    assertThat(index.positionOf(3)).isNegative();
+    index.clear(11); // still 16 slots: kept
+    assertThat(index.capacity()).isEqualTo(64);
+  }
 }

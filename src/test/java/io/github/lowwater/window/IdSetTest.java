@@ -76,4 +76,13 @@ class IdSetTest {
     assertThat(set.size()).isEqualTo(edges.length);
     assertThat(set.footprintBytes()).isGreaterThan(10_000_019 / 8);
   }
+
+  @Test
+  void theFootprintCountsAtLeastABitPerIdOfTheRangeAndFourBytesPerMember() {
+    IdSet set = new IdSet(0, 0);
+    for (int id = 0; id < 300; id++) {
+      set.add(id);
+    }
+    assertThat(set.footprintBytes()).isGreaterThanOrEqualTo(8L * ((300 + 63) / 64) + 4L * 300);
+  }
 }

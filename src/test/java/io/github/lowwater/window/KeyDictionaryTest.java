@@ -200,4 +200,43 @@ class KeyDictionaryTest {
     assertThat(dictionary.size()).isOne();
     assertThat(dictionary.key(dictionary.id(48))).isEqualTo(48);
   }
+
+  @Test
+  void findAgreesWithIdForEveryKeyWhateverItsSlotAndEveryIdIsBelowTheBound() {
+    Windows model = new Windows(); // every key in use: none is evicted
+    KeyDictionary dictionary = new KeyDictionary(model);
+    Map<Integer, Integer> ids = new HashMap<>();
+    for (int k = 0; k < 2_000; k++) {
+      int id = dictionary.id(k);
+      model.use(k, id, 10);
+      assertThat(id).as("key %d", k).isLessThan(dictionary.idBound()).isNotNegative();
+      ids.put(k, id);
+    }
+    for (int k = 0; k < 2_000; k++) {
+      assertThat(dictionary.find(k)).as("key %d", k).isEqualTo(ids.get(k));
+    }
+    assertThat(dictionary.find(2_000)).isEqualTo(-1);
+    assertThat(dictionary.idBound()).isEqualTo(2_000);
+  }
+
+  /**
+   * The memory rule: after a sweep the table holds at most half of its slots. Seven keys left and
+   * the new one fill exactly half of 16: no growth; eight left and the new one would not fit in
+   * half: it grows.
+   */
+  @Test
+  void afterASweepTheTableGrowsOnlyIfItWouldBeMoreThanHalfFull() {
+    for (int kept = 7; kept <= 8; kept++) {
+      Windows model = new Windows();
+      KeyDictionary dictionary = new KeyDictionary(model);
+      for (int k = 0; k < 12; k++) {
+        model.use(k, dictionary.id(k), k < kept ? 10 : 5);
+      }
+      model.release(dictionary, 5); // the keys beyond the kept ones are evictable
+      dictionary.id(12); // 13 of 16 would pass 3/4: sweeps first
+      assertThat(model.sweeps).isOne();
+      assertThat(dictionary.size()).isEqualTo(kept + 1);
+      assertThat(dictionary.capacity()).as("%d kept", kept).isEqualTo(kept == 7 ? 16 : 32);
+    }
+  }
 }

@@ -196,4 +196,37 @@ class WindowEntriesTest {
     }
     return direct.result(accumulator);
   }
+
+  @Test
+  void resetAloneLetsTheAccumulatorsOfTheWindowBeforeGo() {
+    WindowEntries entries = new WindowEntries(false).reset(0, 10, 0, 0);
+    for (int id = 0; id < 20; id++) {
+      fold(entries, id, 1L);
+    }
+    entries.reset(10, 20, 20, 20); // as a hopping window does before combining its panes again
+    for (int position = 0; position < 20; position++) {
+      assertThat(entries.objectAt(position)).as("position %d", position).isNull();
+    }
+  }
+
+  @Test
+  void aWindowOpensDenseIffItExpectsAtLeastHalfOfTheIdsAndAtLeastOneKey() {
+    assertThat(new WindowEntries(true).reset(0, 10, 5, 10).dense()).as("5 of 10").isTrue();
+    assertThat(new WindowEntries(true).reset(0, 10, 4, 10).dense()).as("4 of 10").isFalse();
+    assertThat(new WindowEntries(true).reset(0, 10, 0, 0).dense())
+        .as("nothing expected, no id yet: indexed, to turn dense if it fills")
+        .isFalse();
+    assertThat(new WindowEntries(false).reset(0, 10, 10, 10).dense())
+        .as("objects are never dense")
+        .isFalse();
+  }
+
+  @Test
+  void theFoldWithoutAnIdBoundSaysWhetherTheKeyIsNew() {
+    WindowEntries entries = new WindowEntries(true).reset(0, 10, 0, 0);
+    assertThat(entries.fold(7, 1L, LONG_SUM)).isTrue();
+    assertThat(entries.fold(7, 2L, LONG_SUM)).isFalse();
+    assertThat(entries.fold(8, 2L, LONG_SUM)).isTrue();
+    assertThat(contents(entries)).containsExactly(Map.entry(7, 3L), Map.entry(8, 2L));
+  }
 }
