@@ -10,7 +10,6 @@ import io.github.lowwater.window.Aggregator;
 import io.github.lowwater.window.EventTimeWindows;
 import io.github.lowwater.window.FutureEventPolicy;
 import io.github.lowwater.window.HoppingWindows;
-import io.github.lowwater.window.LateEventHandler;
 import io.github.lowwater.window.SessionWindows;
 import io.github.lowwater.window.TumblingWindows;
 import io.github.lowwater.window.WindowResult;
@@ -166,7 +165,6 @@ public final class KafkaWindows<K, V, R> {
   private final ResultScope scope;
   private final CachedClock clock;
   private final Consumer<?, ?> consumer;
-  private final LateRecordHandler lateRecordHandler;
   private final long quietAdvanceAfterNanos;
   private final long quietAdvanceMaxLagMillis;
 
@@ -208,41 +206,21 @@ public final class KafkaWindows<K, V, R> {
   /** Hands a partition's results to the caller's visitor during {@link #drainFinalized}. */
   private final PartitionForward<K, R> forward = new PartitionForward<>();
 
-  /** The mapper's output, reused for every record. */
-  private final MappedRecord<K, V> extracted = new MappedRecord<>();
+  /** Decides each record: into the windows, late or redelivered. */
+  private final RecordAdmission<K, V, R> admission;
 
   /** Whether results are being handed out: see requireNotDraining. */
   private boolean draining;
 
-  /** Whether the record being processed counts as processed although an exception followed. */
-  private boolean recordTaken;
-
-  /** Set by session windows when the record being added is late: only they can tell. */
-  private boolean sessionLate;
-
-  private final LateEventHandler<Object> sessionLateFlag =
-      (source, t, end, watermark, key, value) -> sessionLate = true;
-
   /** Partitions whose unreadable checkpoint was logged. */
   private final Set<TopicPartition> unreadableLogged = new HashSet<>();
-
-  private volatile long redeliveredRecords;
 
   /** {@code MERGED}: partitions revoked or lost in this rebalance, in case they come back. */
   private final Map<TopicPartition, PartitionState<K, V, R>> departed = new HashMap<>();
 
-  /**
-   * {@code MERGED}: the largest written-through time of the checkpoints this instance restored.
-   * Every window ending at or before it was written, with the records of every partition: a record
-   * of such a window that its own partition's checkpoint does not claim is late, never the start of
-   * a second, partial row. {@code NO_WATERMARK} in {@code PER_PARTITION}.
-   */
-  private long mergedWrittenThroughMillis = WatermarkTracker.NO_WATERMARK;
-
   /** Whether {@link #finishAll()} was called: partitions assigned later are finished too. */
   private boolean finished;
 
-  private volatile long skippedRecords;
   private volatile long quietAdvances;
 
   private KafkaWindows(KafkaSettings<? super V, R> settings) {
@@ -250,7 +228,8 @@ public final class KafkaWindows<K, V, R> {
     this.scope = settings.scope();
     this.clock = new CachedClock(settings.clock() != null ? settings.clock() : Clock.system());
     this.consumer = settings.consumer();
-    this.lateRecordHandler = settings.lateRecordHandler();
+    this.admission =
+        new RecordAdmission<>(settings.lateRecordHandler(), scope == ResultScope.MERGED);
     this.quietAdvanceAfterNanos = settings.quietAdvanceAfterNanos();
     this.quietAdvanceMaxLagMillis = settings.quietAdvanceMaxLagMillis();
     long now = clock.monotonicNanos();
@@ -275,7 +254,7 @@ public final class KafkaWindows<K, V, R> {
   }
 
   private EventTimeWindows<K, V, R> newWindows() {
-    return settings.<K, V>newWindows(clock, sessionLateFlag);
+    return settings.<K, V>newWindows(clock, admission.sessionLateFlag);
   }
 
   /**
@@ -431,212 +410,19 @@ public final class KafkaWindows<K, V, R> {
         instanceQuiet.activity(nowNanos);
       }
       for (ConsumerRecord<KR, VR> r : batch) {
-        recordTaken = false;
+        admission.recordTaken = false;
         try {
-          process(p, r, mapper);
+          admission.process(p, r, mapper);
         } catch (RuntimeException | Error e) {
           p.publishFrontier();
-          Rewind.afterFailure(consumer, records, tp, recordTaken ? r.offset() + 1 : r.offset());
+          Rewind.afterFailure(
+              consumer, records, tp, admission.recordTaken ? r.offset() + 1 : r.offset());
           throw e;
         }
       }
       p.publishFrontier(); // once per partition and poll, for readers on other threads
     }
     afterRecords(nowNanos);
-  }
-
-  /**
-   * One record, whole or not at all; the partition's read position moves past it once it is
-   * processed. The decision, in this order (docs/kafka.md, "What one poll does"):
-   *
-   * <ol>
-   *   <li>below {@code processedBelowOffset} ({@code MERGED}, a partition given back): in this
-   *       instance's windows already, redelivered;
-   *   <li>{@code PER_PARTITION}: behind the partition's watermark, late. The watermark is the one
-   *       the previous owner had at the same record (the seed is its watermark at the committed
-   *       offset, and it moves with the same records), so a record it declared late is late again,
-   *       not redelivered;
-   *   <li>in the checkpoint's claim (window end {@code <= e}, offset {@code < n}): redelivered;
-   *   <li>window end {@code <= e}, never read by the previous owner: late, whatever this owner's
-   *       watermark (it may be lower: a clamped seed);
-   *   <li>behind the watermark ({@code MERGED}): late; else into its window.
-   * </ol>
-   */
-  private <KR, VR> void process(
-      PartitionState<K, V, R> p, ConsumerRecord<KR, VR> r, RecordMapper<KR, VR, K, V> mapper) {
-    MappedRecord<K, V> out = extracted;
-    out.reset();
-    mapper.map(r, out);
-    long offset = r.offset();
-    if (out.kind == MappedRecord.TIME || out.kind == MappedRecord.MARKER) {
-      timeOnly(p, offset, out.kind == MappedRecord.MARKER, out.eventTimeMillis);
-      return;
-    }
-    if (!out.isEvent()) {
-      if (offset >= p.processedBelowOffset) {
-        skippedRecords++; // a record of a partition given back was counted the first time
-      }
-      p.readPast(offset);
-      p.windows.heartbeat(p.source); // a skipped record still shows its partition is alive
-      return;
-    }
-    long t = out.eventTimeMillis;
-    K key = out.key;
-    V value = out.value;
-    out.reset(); // the mapper's objects are not kept beyond the record
-    if (p.sessions()) {
-      session(p, r, t, key, value);
-      return;
-    }
-    long end = p.windows.lastWindowEnd(t); // every window of the record ends by it
-    long watermark = p.windows.watermark();
-    boolean behind = end <= watermark;
-    if (offset < p.processedBelowOffset
-        || (!(behind && merged == null) && p.redelivered(end, offset))) {
-      // Already in this instance's windows (a partition it got back), or in a written window.
-      if (lateRecordHandler != null) {
-        lateRecordHandler.onLateRecord(
-            r, LateRecordHandler.Reason.REDELIVERED, t, end, p.writtenThroughMillis);
-      }
-      redeliveredRecords++;
-      p.readPast(offset);
-      p.windows.observe(p.source, t); // the watermark moves as it did the first time
-      return;
-    }
-    long written = Math.max(p.writtenThroughMillis, mergedWrittenThroughMillis);
-    if (end <= written) {
-      // A record of a written window that its previous owner never read: late, whatever this
-      // owner's watermark says (it may be lower: a clamped seed). In MERGED a window holds every
-      // partition's records, so a window any partition's checkpoint says is written is written.
-      if (lateRecordHandler != null) {
-        lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, written);
-      }
-      p.readPast(offset);
-      p.windows.observeLate(p.source, t);
-      return;
-    }
-    if (behind) {
-      if (lateRecordHandler != null) {
-        lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, watermark);
-      }
-    } else if (end != p.lastEnd) {
-      // Held before the add: if the add then fails, an extra hold only makes the commit cautious.
-      p.ledger.hold(end, offset, watermark, p.frontier());
-      p.lastEnd = end;
-    }
-    take(p, offset, t, key, value);
-  }
-
-  /** Adds the record's event; the record counts as read once the windows have taken it. */
-  private void take(PartitionState<K, V, R> p, long offset, long t, K key, V value) {
-    long before = p.windows.events();
-    try {
-      p.windows.add(p.source, t, key, value);
-    } catch (RuntimeException | Error e) {
-      if (p.windows.events() != before) {
-        recordTaken = true; // a timer threw after the event was taken: not read twice
-        p.readPast(offset);
-      }
-      throw e;
-    }
-    p.readPast(offset);
-  }
-
-  /**
-   * A record of session windows ({@code PER_PARTITION}). A session's end depends on the records
-   * after it, so no claim can decide a re-read record in advance: the windows take it again, and a
-   * session ending at or before the checkpoint's written-through end is dropped when it closes
-   * ({@code markWritten}), so it is neither written again nor written with part of its value. Only
-   * the windows can tell whether a record is late (it may join an open session), in this order:
-   *
-   * <ol>
-   *   <li>never read by the previous owner, {@code t + gap <= e} while this owner's watermark is
-   *       still below {@code e} (a clamped seed): late, as for the previous owner, whose watermark
-   *       had passed {@code e};
-   *   <li>late by the windows' rule and below the previous owner's read position: {@code
-   *       REDELIVERED}; the previous owner wrote it in a row or handed it over as late (this owner
-   *       lacks the records before the committed offset, so it cannot tell which);
-   *   <li>late by the windows' rule otherwise: {@code LATE}.
-   * </ol>
-   */
-  private <KR, VR> void session(
-      PartitionState<K, V, R> p, ConsumerRecord<KR, VR> r, long t, K key, V value) {
-    long offset = r.offset();
-    long end = p.windows.lastWindowEnd(t); // t + gap: the end of a session it would start
-    long watermark = p.windows.watermark();
-    boolean fresh = offset >= p.readThroughOffset;
-    if (fresh && end <= p.writtenThroughMillis && watermark < p.writtenThroughMillis) {
-      if (lateRecordHandler != null) {
-        lateRecordHandler.onLateRecord(
-            r, LateRecordHandler.Reason.LATE, t, end, p.writtenThroughMillis);
-      }
-      p.readPast(offset);
-      p.windows.observeLate(p.source, t);
-      return;
-    }
-    long grain = p.holdKey(t);
-    if (grain != p.lastEnd) {
-      p.ledger.hold(grain, offset, watermark, p.frontier()); // before the add, as above
-      p.lastEnd = grain;
-    }
-    p.counted();
-    sessionLate = false;
-    try {
-      take(p, offset, t, key, value);
-    } catch (RuntimeException | Error e) {
-      if (sessionLate) { // taken, late, and then a timer threw: still handed over
-        try {
-          handOverLateSession(p, r, t, end, watermark, fresh);
-        } catch (RuntimeException | Error handlerFailure) {
-          e.addSuppressed(handlerFailure);
-        }
-      }
-      throw e;
-    }
-    if (sessionLate) {
-      handOverLateSession(p, r, t, end, watermark, fresh);
-    }
-  }
-
-  private void handOverLateSession(
-      PartitionState<K, V, R> p,
-      ConsumerRecord<?, ?> r,
-      long t,
-      long end,
-      long watermark,
-      boolean fresh) {
-    sessionLate = false;
-    if (!fresh) {
-      redeliveredRecords++;
-    }
-    if (lateRecordHandler != null) {
-      lateRecordHandler.onLateRecord(
-          r,
-          fresh ? LateRecordHandler.Reason.LATE : LateRecordHandler.Reason.REDELIVERED,
-          t,
-          end,
-          fresh ? watermark : p.writtenThroughMillis);
-    }
-  }
-
-  /**
-   * A heartbeat or a marker: moves the partition's time and nothing else, whoever reads it, so a
-   * re-read moves the watermark the same way. A timer that throws has seen the record taken.
-   */
-  private void timeOnly(PartitionState<K, V, R> p, long offset, boolean marker, long millis) {
-    extracted.reset();
-    try {
-      if (marker) {
-        p.windows.punctuate(p.source, millis);
-      } else {
-        p.windows.observe(p.source, millis);
-      }
-    } catch (RuntimeException | Error e) {
-      recordTaken = true;
-      p.readPast(offset);
-      throw e;
-    }
-    p.readPast(offset);
   }
 
   /** The per-poll work after the records: heartbeats, quiet-period advance, alignment, group. */
@@ -1132,7 +918,7 @@ public final class KafkaWindows<K, V, R> {
    * @return the number of skipped records
    */
   public long skippedRecords() {
-    return skippedRecords;
+    return admission.skippedRecords;
   }
 
   /**
@@ -1143,7 +929,7 @@ public final class KafkaWindows<K, V, R> {
    * @return the number of redelivered records
    */
   public long redeliveredRecords() {
-    return redeliveredRecords;
+    return admission.redeliveredRecords;
   }
 
   @Override
@@ -1153,7 +939,7 @@ public final class KafkaWindows<K, V, R> {
         + ", assigned="
         + assigned.size()
         + ", redelivered="
-        + redeliveredRecords
+        + admission.redeliveredRecords
         + ", "
         + stats()
         + "}";
@@ -1217,9 +1003,9 @@ public final class KafkaWindows<K, V, R> {
       Checkpoint checkpoint = parse(tp, om);
       p.restore(om, checkpoint);
       if (merged != null) {
-        mergedWrittenThroughMillis =
-            Math.max(mergedWrittenThroughMillis, checkpoint.writtenThroughMillis());
-        merged.markWritten(mergedWrittenThroughMillis);
+        admission.mergedWrittenThroughMillis =
+            Math.max(admission.mergedWrittenThroughMillis, checkpoint.writtenThroughMillis());
+        merged.markWritten(admission.mergedWrittenThroughMillis);
       } else {
         // A hopping record re-read may fall into written windows and open ones: only the open
         // ones may be emitted again.

@@ -106,7 +106,10 @@ import org.apache.kafka.streams.state.Stores;
  *             result's value to a checksum; at the end of the topic {@code finishAll()} and a last
  *             {@code drainFinalized}. None of the loops commits offsets;
  *         <li>{@code windows-hopping}: the same with {@code hopping(1 minute)}: 5-minute windows
- *             every minute, each record in 5 windows.
+ *             every minute, each record in 5 windows;
+ *         <li>{@code windows-sessions}: the same with {@code KafkaWindows.sessions}: the Kafka
+ *             Streams loops' 5-minute inclusive gap as our strict gap of 5 minutes and 1 ms, and
+ *             one millisecond less of allowed lateness (the same sessions closed at the same time).
  *       </ol>
  *       The Kafka Streams loops ({@code streams-tumbling-rocksdb}, {@code streams-tumbling-memory},
  *       {@code streams-hopping-rocksdb}, {@code streams-hopping-memory}, {@code
@@ -264,16 +267,14 @@ public final class EndToEnd {
     }
   }
 
-  /**
-   * Every loop. The Lowwater session loop ({@code windows-sessions}) is one more row and one more
-   * case in {@link #lowwater}, once {@code KafkaWindows} has sessions.
-   */
+  /** Every loop. */
   static final List<Loop> ALL_LOOPS =
       List.of(
           new Loop("count", Engine.COUNT, Shape.NONE),
           new Loop("hashmap", Engine.HASHMAP, Shape.NONE),
           new Loop("windows", Engine.LOWWATER, Shape.TUMBLING),
           new Loop("windows-hopping", Engine.LOWWATER, Shape.HOPPING),
+          new Loop("windows-sessions", Engine.LOWWATER, Shape.SESSIONS),
           new Loop("streams-tumbling-rocksdb", Engine.STREAMS_ROCKSDB, Shape.TUMBLING),
           new Loop("streams-tumbling-memory", Engine.STREAMS_MEMORY, Shape.TUMBLING),
           new Loop("streams-hopping-rocksdb", Engine.STREAMS_ROCKSDB, Shape.HOPPING),
@@ -648,10 +649,16 @@ public final class EndToEnd {
           case HOPPING ->
               KafkaWindows.<Long, Long>builder(WINDOW_SIZE, Aggregators.sumLong())
                   .hopping(HOP_ADVANCE);
+          // Kafka Streams' inclusive gap g is our strict gap g + 1 ms, and it closes a session
+          // one millisecond before our watermark reaches its end: the same sessions at the same
+          // time with one millisecond less of lateness (docs/semantics.md, rule 45).
+          case SESSIONS ->
+              KafkaWindows.<Long, Long>sessions(SESSION_GAP.plusMillis(1), Aggregators.sumLong());
           default -> throw new IllegalArgumentException("no Lowwater loop of " + shape);
         };
     return builder
-        .allowedLateness(ALLOWED_LATENESS)
+        .allowedLateness(
+            shape == Shape.SESSIONS ? ALLOWED_LATENESS.minusMillis(1) : ALLOWED_LATENESS)
         .resultScope(ResultScope.PER_PARTITION)
         .consumer(consumer)
         .build();

@@ -1,0 +1,246 @@
+package io.github.lowwater.kafka;
+
+import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.window.LateEventHandler;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * The decision for each record of a poll, made once: into the windows, late, or redelivered (a
+ * previous owner, or this instance, has it in a row already), or only a move of its partition's
+ * time. Reports to the {@link LateRecordHandler} and counts; {@link KafkaWindows} feeds it the
+ * records partition by partition and rewinds when it throws. Not thread-safe: the polling thread;
+ * the counters are published for any thread.
+ *
+ * @param <K> the window key type
+ * @param <V> the value type
+ * @param <R> the result type
+ */
+final class RecordAdmission<K, V, R> {
+
+  private final LateRecordHandler lateRecordHandler;
+
+  /** {@code MERGED}: one set of windows for every partition. */
+  private final boolean merged;
+
+  /** The mapper's output, reused for every record. */
+  private final MappedRecord<K, V> extracted = new MappedRecord<>();
+
+  /** Whether the record being processed counts as processed although an exception followed. */
+  boolean recordTaken;
+
+  /** Set by session windows when the record being added is late: only they can tell. */
+  private boolean sessionLate;
+
+  /** Given to session windows as their late handler: flags the record being added. */
+  final LateEventHandler<Object> sessionLateFlag =
+      (source, t, end, watermark, key, value) -> sessionLate = true;
+
+  /**
+   * {@code MERGED}: the largest written-through time of the checkpoints this instance restored.
+   * Every window ending at or before it was written, with the records of every partition: a record
+   * of such a window that its own partition's checkpoint does not claim is late, never the start of
+   * a second, partial row. {@code NO_WATERMARK} in {@code PER_PARTITION}.
+   */
+  long mergedWrittenThroughMillis = WatermarkTracker.NO_WATERMARK;
+
+  volatile long redeliveredRecords;
+  volatile long skippedRecords;
+
+  RecordAdmission(LateRecordHandler lateRecordHandler, boolean merged) {
+    this.lateRecordHandler = lateRecordHandler;
+    this.merged = merged;
+  }
+
+  /**
+   * One record, whole or not at all; the partition's read position moves past it once it is
+   * processed. The decision, in this order (docs/kafka.md, "What one poll does"):
+   *
+   * <ol>
+   *   <li>below {@code processedBelowOffset} ({@code MERGED}, a partition given back): in this
+   *       instance's windows already, redelivered;
+   *   <li>{@code PER_PARTITION}: behind the partition's watermark, late. The watermark is the one
+   *       the previous owner had at the same record (the seed is its watermark at the committed
+   *       offset, and it moves with the same records), so a record it declared late is late again,
+   *       not redelivered;
+   *   <li>in the checkpoint's claim (window end {@code <= e}, offset {@code < n}): redelivered;
+   *   <li>window end {@code <= e}, never read by the previous owner: late, whatever this owner's
+   *       watermark (it may be lower: a clamped seed);
+   *   <li>behind the watermark ({@code MERGED}): late; else into its window.
+   * </ol>
+   */
+  <KR, VR> void process(
+      PartitionState<K, V, R> p, ConsumerRecord<KR, VR> r, RecordMapper<KR, VR, K, V> mapper) {
+    MappedRecord<K, V> out = extracted;
+    out.reset();
+    mapper.map(r, out);
+    long offset = r.offset();
+    if (out.kind == MappedRecord.TIME || out.kind == MappedRecord.MARKER) {
+      timeOnly(p, offset, out.kind == MappedRecord.MARKER, out.eventTimeMillis);
+      return;
+    }
+    if (!out.isEvent()) {
+      if (offset >= p.processedBelowOffset) {
+        skippedRecords++; // a record of a partition given back was counted the first time
+      }
+      p.readPast(offset);
+      p.windows.heartbeat(p.source); // a skipped record still shows its partition is alive
+      return;
+    }
+    long t = out.eventTimeMillis;
+    K key = out.key;
+    V value = out.value;
+    out.reset(); // the mapper's objects are not kept beyond the record
+    if (p.sessions()) {
+      session(p, r, t, key, value);
+      return;
+    }
+    long end = p.windows.lastWindowEnd(t); // every window of the record ends by it
+    long watermark = p.windows.watermark();
+    boolean behind = end <= watermark;
+    if (offset < p.processedBelowOffset || (!(behind && !merged) && p.redelivered(end, offset))) {
+      // Already in this instance's windows (a partition it got back), or in a written window.
+      if (lateRecordHandler != null) {
+        lateRecordHandler.onLateRecord(
+            r, LateRecordHandler.Reason.REDELIVERED, t, end, p.writtenThroughMillis);
+      }
+      redeliveredRecords++;
+      p.readPast(offset);
+      p.windows.observe(p.source, t); // the watermark moves as it did the first time
+      return;
+    }
+    long written = Math.max(p.writtenThroughMillis, mergedWrittenThroughMillis);
+    if (end <= written) {
+      // A record of a written window that its previous owner never read: late, whatever this
+      // owner's watermark says (it may be lower: a clamped seed). In MERGED a window holds every
+      // partition's records, so a window any partition's checkpoint says is written is written.
+      if (lateRecordHandler != null) {
+        lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, written);
+      }
+      p.readPast(offset);
+      p.windows.observeLate(p.source, t);
+      return;
+    }
+    if (behind) {
+      if (lateRecordHandler != null) {
+        lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, watermark);
+      }
+    } else if (end != p.lastEnd) {
+      // Held before the add: if the add then fails, an extra hold only makes the commit cautious.
+      p.ledger.hold(end, offset, watermark, p.frontier());
+      p.lastEnd = end;
+    }
+    take(p, offset, t, key, value);
+  }
+
+  /** Adds the record's event; the record counts as read once the windows have taken it. */
+  private void take(PartitionState<K, V, R> p, long offset, long t, K key, V value) {
+    long before = p.windows.events();
+    try {
+      p.windows.add(p.source, t, key, value);
+    } catch (RuntimeException | Error e) {
+      if (p.windows.events() != before) {
+        recordTaken = true; // a timer threw after the event was taken: not read twice
+        p.readPast(offset);
+      }
+      throw e;
+    }
+    p.readPast(offset);
+  }
+
+  /**
+   * A record of session windows ({@code PER_PARTITION}). A session's end depends on the records
+   * after it, so no claim can decide a re-read record in advance: the windows take it again, and a
+   * session ending at or before the checkpoint's written-through end is dropped when it closes
+   * ({@code markWritten}), so it is neither written again nor written with part of its value. Only
+   * the windows can tell whether a record is late (it may join an open session), in this order:
+   *
+   * <ol>
+   *   <li>never read by the previous owner, {@code t + gap <= e} while this owner's watermark is
+   *       still below {@code e} (a clamped seed): late, as for the previous owner, whose watermark
+   *       had passed {@code e};
+   *   <li>late by the windows' rule and below the previous owner's read position: {@code
+   *       REDELIVERED}; the previous owner wrote it in a row or handed it over as late (this owner
+   *       lacks the records before the committed offset, so it cannot tell which);
+   *   <li>late by the windows' rule otherwise: {@code LATE}.
+   * </ol>
+   */
+  private <KR, VR> void session(
+      PartitionState<K, V, R> p, ConsumerRecord<KR, VR> r, long t, K key, V value) {
+    long offset = r.offset();
+    long end = p.windows.lastWindowEnd(t); // t + gap: the end of a session it would start
+    long watermark = p.windows.watermark();
+    boolean fresh = offset >= p.readThroughOffset;
+    if (fresh && end <= p.writtenThroughMillis && watermark < p.writtenThroughMillis) {
+      if (lateRecordHandler != null) {
+        lateRecordHandler.onLateRecord(
+            r, LateRecordHandler.Reason.LATE, t, end, p.writtenThroughMillis);
+      }
+      p.readPast(offset);
+      p.windows.observeLate(p.source, t);
+      return;
+    }
+    long grain = p.holdKey(t);
+    if (grain != p.lastEnd) {
+      p.ledger.hold(grain, offset, watermark, p.frontier()); // before the add, as above
+      p.lastEnd = grain;
+    }
+    p.counted();
+    sessionLate = false;
+    try {
+      take(p, offset, t, key, value);
+    } catch (RuntimeException | Error e) {
+      if (sessionLate) { // taken, late, and then a timer threw: still handed over
+        try {
+          handOverLateSession(p, r, t, end, watermark, fresh);
+        } catch (RuntimeException | Error handlerFailure) {
+          e.addSuppressed(handlerFailure);
+        }
+      }
+      throw e;
+    }
+    if (sessionLate) {
+      handOverLateSession(p, r, t, end, watermark, fresh);
+    }
+  }
+
+  private void handOverLateSession(
+      PartitionState<K, V, R> p,
+      ConsumerRecord<?, ?> r,
+      long t,
+      long end,
+      long watermark,
+      boolean fresh) {
+    sessionLate = false;
+    if (!fresh) {
+      redeliveredRecords++;
+    }
+    if (lateRecordHandler != null) {
+      lateRecordHandler.onLateRecord(
+          r,
+          fresh ? LateRecordHandler.Reason.LATE : LateRecordHandler.Reason.REDELIVERED,
+          t,
+          end,
+          fresh ? watermark : p.writtenThroughMillis);
+    }
+  }
+
+  /**
+   * A heartbeat or a marker: moves the partition's time and nothing else, whoever reads it, so a
+   * re-read moves the watermark the same way. A timer that throws has seen the record taken.
+   */
+  private void timeOnly(PartitionState<K, V, R> p, long offset, boolean marker, long millis) {
+    extracted.reset();
+    try {
+      if (marker) {
+        p.windows.punctuate(p.source, millis);
+      } else {
+        p.windows.observe(p.source, millis);
+      }
+    } catch (RuntimeException | Error e) {
+      recordTaken = true;
+      p.readPast(offset);
+      throw e;
+    }
+    p.readPast(offset);
+  }
+}
