@@ -149,6 +149,9 @@ public final class WatermarkTracker {
 
   private boolean firingTimers;
 
+  /** Told of each rise of the watermark, or {@code null}. */
+  private final WatermarkListener listener;
+
   /**
    * Whether the heap's root is settled and the watermark is at or above its contribution, as every
    * re-evaluation leaves them. Cleared when a source enters or leaves the heap, since {@link
@@ -158,7 +161,8 @@ public final class WatermarkTracker {
    */
   private boolean rootRaised;
 
-  private WatermarkTracker(Builder builder) {
+  private WatermarkTracker(Builder builder, WatermarkListener listener) {
+    this.listener = listener;
     this.rule =
         new ContributionRule(
             builder.strategy != null
@@ -866,6 +870,9 @@ public final class WatermarkTracker {
   private boolean raise(long value) {
     if (value > watermark) {
       WATERMARK.setRelease(this, value);
+      if (listener != null) {
+        listener.onWatermarkRaised(value); // before the timers due at it
+      }
       return true;
     }
     return false;
@@ -1077,7 +1084,19 @@ public final class WatermarkTracker {
      * @return a new tracker with no sources and no watermark
      */
     public WatermarkTracker build() {
-      return new WatermarkTracker(this);
+      return new WatermarkTracker(this, null);
+    }
+
+    /**
+     * Builds the tracker with a listener told of each rise of its watermark, before the timers due
+     * at it fire (see {@link WatermarkListener}).
+     *
+     * @param listener told of each rise, on the thread that raised the watermark
+     * @return a new tracker with no sources and no watermark
+     * @throws NullPointerException if {@code listener} is null
+     */
+    public WatermarkTracker build(WatermarkListener listener) {
+      return new WatermarkTracker(this, Objects.requireNonNull(listener, "listener"));
     }
   }
 }

@@ -25,7 +25,7 @@ final class PartitionState<K, V, R> {
   /**
    * The same windows when they are session windows, else {@code null}. A session's end is not a
    * function of one record's time, so the ledger holds a record by its time's grain (a gap long)
-   * and lets it go once no pending session starts at or before that grain's end.
+   * and lets it go once no pending session starts before that grain's end.
    */
   private final SessionWindows<K, V, R> sessions;
 
@@ -96,15 +96,16 @@ final class PartitionState<K, V, R> {
 
   /**
    * The ledger key of a record at {@code t}: windows of a size, the end of its last window (it is
-   * let go once that window is returned); sessions, the last millisecond of its gap-long grain (let
-   * go once no pending session starts by then).
+   * let go once that window is returned); sessions, the end (exclusive) of its gap-long grain, let
+   * go once no pending session starts before it. Always above {@code Long.MIN_VALUE}, the cache's
+   * "none".
    */
   long holdKey(long t) {
     if (sessions == null) {
       return windows.lastWindowEnd(t);
     }
     long gap = sessions.gapMillis();
-    return TimeMath.saturatedAdd(Math.floorDiv(t, gap) * gap, gap - 1);
+    return TimeMath.saturatedAdd(t, gap - Math.floorMod(t, gap)); // > t: never MIN_VALUE
   }
 
   /**
@@ -118,7 +119,7 @@ final class PartitionState<K, V, R> {
     if (sessions != null && ledger.size() > 0 && readSinceRelease >= sessions.pendingSessions()) {
       readSinceRelease = 0;
       long oldest = sessions.oldestPendingStartMillis();
-      ledger.release(oldest == Long.MAX_VALUE ? Long.MAX_VALUE : oldest - 1);
+      ledger.release(oldest); // every grain that ends by it holds no pending session's record
       publishedOldestSessionStart =
           oldest == Long.MAX_VALUE ? WatermarkTracker.NO_WATERMARK : oldest;
       lastEnd = Long.MIN_VALUE; // its grain may be gone from the ledger
@@ -140,14 +141,15 @@ final class PartitionState<K, V, R> {
 
   /**
    * The newest end a window holding one of the held records may have, for {@code finishAll}'s
-   * claim: the newest held window's end, or for sessions the newest grain's end plus the gap.
+   * claim: the newest held window's end, or for sessions the newest grain's last millisecond plus
+   * the gap.
    */
   long newestHeldEnd() {
     long newest = ledger.newestEnd();
     if (sessions == null || newest == Long.MIN_VALUE) {
       return newest;
     }
-    return TimeMath.saturatedAdd(newest, sessions.gapMillis());
+    return TimeMath.saturatedAdd(newest - 1, sessions.gapMillis()); // the grain's last ms + gap
   }
 
   /**

@@ -70,7 +70,8 @@ public abstract class EventTimeWindows<K, V, R> {
         };
     this.aggregator = (Aggregator<? super V, Object, R>) options.aggregator;
     this.longFold = aggregator instanceof LongFold ? (LongFold) aggregator : null;
-    this.tracker = options.tracker.build();
+    // Windows close when the watermark rises, in the call that raised it, before its timers fire.
+    this.tracker = options.tracker.build(watermark -> closeReady(watermark));
     this.latePath = new LatePath<>((LateEventHandler<? super V>) options.lateEventHandler);
     this.futureEventPolicy =
         options.futureEventPolicy == null ? FutureEventPolicy.ACCEPT : options.futureEventPolicy;
@@ -241,12 +242,8 @@ public abstract class EventTimeWindows<K, V, R> {
     }
     accumulate(eventTimeMillis, key, value, watermark);
     counters.accepted();
-    try {
-      // A timer may throw: the event is in by now.
-      observe(source, handle, eventTimeMillis, futureLimit);
-    } finally {
-      finalizeReady();
-    }
+    // A timer may throw: the event is in by now.
+    observe(source, handle, eventTimeMillis, futureLimit);
     return true;
   }
 
@@ -283,7 +280,6 @@ public abstract class EventTimeWindows<K, V, R> {
     } catch (RuntimeException e) {
       timerFailure = e;
     }
-    finalizeReady();
     latePath.handOver(source, eventTimeMillis, end, watermark, key, value, timerFailure);
   }
 
@@ -312,12 +308,8 @@ public abstract class EventTimeWindows<K, V, R> {
       late(source, handle, eventTimeMillis, lateEnd, watermark, key, value, futureLimit);
       return false;
     }
-    try {
-      // Counted by the tracker's guard: a re-evaluation, but no activity of the source.
-      observe(source, handle, eventTimeMillis, futureLimit);
-    } finally {
-      finalizeReady();
-    }
+    // Counted by the tracker's guard: a re-evaluation, but no activity of the source.
+    observe(source, handle, eventTimeMillis, futureLimit);
     return true;
   }
 
@@ -416,11 +408,7 @@ public abstract class EventTimeWindows<K, V, R> {
    */
   public final void heartbeat(Object source) {
     requireNotEmitting("heartbeat");
-    try {
-      tracker.heartbeat(source);
-    } finally {
-      finalizeReady();
-    }
+    tracker.heartbeat(source);
   }
 
   /**
@@ -457,11 +445,7 @@ public abstract class EventTimeWindows<K, V, R> {
    */
   public final void punctuate(Object source, long watermarkMillis) {
     requireNotEmitting("punctuate");
-    try {
-      tracker.punctuate(source, watermarkMillis);
-    } finally {
-      finalizeReady();
-    }
+    tracker.punctuate(source, watermarkMillis);
   }
 
   /**
@@ -477,11 +461,7 @@ public abstract class EventTimeWindows<K, V, R> {
    */
   public final void lookahead(Object source, long minEventTimeMillis, long maxEventTimeMillis) {
     requireNotEmitting("lookahead");
-    try {
-      tracker.lookahead(source, minEventTimeMillis, maxEventTimeMillis);
-    } finally {
-      finalizeReady();
-    }
+    tracker.lookahead(source, minEventTimeMillis, maxEventTimeMillis);
   }
 
   /**
@@ -517,21 +497,13 @@ public abstract class EventTimeWindows<K, V, R> {
    */
   public final boolean remove(Object source) {
     requireNotEmitting("remove");
-    try {
-      return tracker.remove(source);
-    } finally {
-      finalizeReady();
-    }
+    return tracker.remove(source);
   }
 
   /** Re-evaluates idleness and the watermark now; see {@link WatermarkTracker#refresh()}. */
   public final void refresh() {
     requireNotEmitting("refresh");
-    try {
-      tracker.refresh();
-    } finally {
-      finalizeReady();
-    }
+    tracker.refresh();
   }
 
   /**
@@ -542,11 +514,7 @@ public abstract class EventTimeWindows<K, V, R> {
    */
   public final void advanceTo(long wallMillis) {
     requireNotEmitting("advanceTo");
-    try {
-      tracker.advanceTo(wallMillis);
-    } finally {
-      finalizeReady();
-    }
+    tracker.advanceTo(wallMillis);
   }
 
   /**
@@ -555,11 +523,7 @@ public abstract class EventTimeWindows<K, V, R> {
    */
   public final void finish() {
     requireNotEmitting("finish");
-    try {
-      tracker.finish();
-    } finally {
-      finalizeReady();
-    }
+    tracker.finish();
   }
 
   /**
@@ -577,17 +541,13 @@ public abstract class EventTimeWindows<K, V, R> {
     requireNotEmitting("observe");
     Objects.requireNonNull(source, "source");
     Object key = keyOf(source);
-    try {
-      long futureLimit = tracker.futureLimitMillis();
-      boolean observed =
-          source instanceof WatermarkTracker.Source // keyOf checked it is these windows'
-              ? tracker.observe((WatermarkTracker.Source) source, eventTimeMillis, futureLimit)
-              : tracker.observe(source, eventTimeMillis, futureLimit);
-      if (!observed) {
-        latePath.countFuture(key); // beyond the guard: counted, not observed
-      }
-    } finally {
-      finalizeReady();
+    long futureLimit = tracker.futureLimitMillis();
+    boolean observed =
+        source instanceof WatermarkTracker.Source // keyOf checked it is these windows'
+            ? tracker.observe((WatermarkTracker.Source) source, eventTimeMillis, futureLimit)
+            : tracker.observe(source, eventTimeMillis, futureLimit);
+    if (!observed) {
+      latePath.countFuture(key); // beyond the guard: counted, not observed
     }
   }
 
@@ -651,11 +611,7 @@ public abstract class EventTimeWindows<K, V, R> {
    */
   public final long seedWatermark(long newestWindowEndMillis) {
     requireNotEmitting("seedWatermark");
-    try {
-      return tracker.seedWatermark(newestWindowEndMillis);
-    } finally {
-      finalizeReady();
-    }
+    return tracker.seedWatermark(newestWindowEndMillis);
   }
 
   /**
@@ -720,11 +676,6 @@ public abstract class EventTimeWindows<K, V, R> {
   public final void markWritten(long endMillis) {
     requireNotEmitting("markWritten");
     writtenThroughMillis = Math.max(writtenThroughMillis, endMillis);
-  }
-
-  /** Moves every window whose end the watermark has reached to the finalized queue. */
-  final void finalizeReady() {
-    closeReady(tracker.watermark());
   }
 
   @SuppressWarnings("unchecked") // values reach the aggregator only through add(..., V value)

@@ -73,6 +73,38 @@ class KafkaWindowsSessionsTest {
     assertThat(f.redelivered).isEmpty();
   }
 
+  @Test
+  void aSessionAtTheFirstMillisecondOfTimeHoldsTheCommitUntilItIsReturned() {
+    ConsumerRecord<String, String> r0 = atMillis(0, Long.MIN_VALUE + 1, "a");
+    ConsumerRecord<String, String> r1 = atMillis(1, Long.MIN_VALUE + 2, "b");
+    KafkaWindows<String, Long, Long> a = f.owner(gapOfAMinute(), P0);
+    KafkaWindowsTest.feed(a, r0, r1);
+    f.write(a);
+    f.commit(a);
+    assertThat(f.group.get(P0).offset()).isZero();
+    a.finishAll();
+    f.write(a);
+    f.commit(a);
+    assertThat(f.group.get(P0).offset()).isEqualTo(2);
+    assertThat(f.rows).hasSize(2);
+  }
+
+  static ConsumerRecord<String, String> atMillis(long offset, long timestamp, String key) {
+    ConsumerRecord<String, String> r = record(P0, offset, 0, key);
+    return new ConsumerRecord<>(
+        r.topic(),
+        r.partition(),
+        offset,
+        timestamp,
+        r.timestampType(),
+        0,
+        0,
+        key,
+        "v",
+        r.headers(),
+        java.util.Optional.empty());
+  }
+
   /** A key never silent for a gap: one session without a span, one per cell with it. */
   @Test
   void aMaximumSpanLetsTheCommitMoveOnForAKeyThatIsNeverSilent() {

@@ -93,6 +93,20 @@ class TumblingWindowsEndAndFailureTest {
     assertThat(w.pollFinalized()).containsExactly(new WindowResult<>(0, 1_000, "k", 1L));
   }
 
+  @Test
+  void aTimerSeesTheWindowsThatItsWatermarkClosed() {
+    TumblingWindows<String, Long, Long> w = windows(Duration.ZERO, new ManualClock());
+    w.add("s", 500, "k", 1L);
+    List<Long> finalizedWhenFired = new ArrayList<>();
+    w.registerTimer(
+        1_000, (time, watermark) -> finalizedWhenFired.add(w.stats().finalizedWindows()));
+    w.add("s", 999, "k", 1L);
+    assertThat(finalizedWhenFired).as("the watermark has not reached 1000").isEmpty();
+    w.add("s", 1_000, "k", 1L); // watermark 1000: [0, 1000) closes, then the timer fires
+    assertThat(finalizedWhenFired).containsExactly(1L);
+    assertThat(w.pollFinalized()).containsExactly(new WindowResult<>(0, 1_000, "k", 2L));
+  }
+
   /**
    * Regression: a late event whose own observation retired an idle source and fired a throwing
    * timer was observed, but not counted as late, not in {@code lateBySource()}, and never handed to
