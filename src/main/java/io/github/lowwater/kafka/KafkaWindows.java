@@ -20,7 +20,6 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -206,22 +205,23 @@ public final class KafkaWindows<K, V, R> {
   /** Hands a partition's results to the caller's visitor during {@link #drainFinalized}. */
   private final PartitionForward<K, R> forward = new PartitionForward<>();
 
+  /** The per-poll work after the records. */
+  private final PollTick<K, V, R> tick;
+
   /** Decides each record: into the windows, late or redelivered. */
   private final RecordAdmission<K, V, R> admission;
 
   /** Whether results are being handed out: see requireNotDraining. */
   private boolean draining;
 
-  /** Partitions whose unreadable checkpoint was logged. */
-  private final Set<TopicPartition> unreadableLogged = new HashSet<>();
+  /** Reads the committed offsets and checkpoints of newly assigned partitions. */
+  private final CheckpointReader checkpoints;
 
   /** {@code MERGED}: partitions revoked or lost in this rebalance, in case they come back. */
   private final Map<TopicPartition, PartitionState<K, V, R>> departed = new HashMap<>();
 
   /** Whether {@link #finishAll()} was called: partitions assigned later are finished too. */
   private boolean finished;
-
-  private volatile long quietAdvances;
 
   private KafkaWindows(KafkaSettings<? super V, R> settings) {
     this.settings = settings;
@@ -251,6 +251,8 @@ public final class KafkaWindows<K, V, R> {
     }
     this.alignment = maxDriftMillis != NO_DRIFT ? new Alignment(consumer, maxDriftMillis) : null;
     this.groupWatermark = new GroupWatermark(consumer, settings.groupWatermarkIntervalNanos());
+    this.tick = new PollTick<>(consumer, merged, instanceQuiet, alignment, groupWatermark);
+    this.checkpoints = new CheckpointReader(consumer);
   }
 
   private EventTimeWindows<K, V, R> newWindows() {
@@ -422,65 +424,7 @@ public final class KafkaWindows<K, V, R> {
       }
       p.publishFrontier(); // once per partition and poll, for readers on other threads
     }
-    afterRecords(nowNanos);
-  }
-
-  /** The per-poll work after the records: heartbeats, quiet-period advance, alignment, group. */
-  private void afterRecords(long nowNanos) {
-    Set<TopicPartition> paused = consumer.paused();
-    for (TopicPartition tp : paused) {
-      PartitionState<K, V, R> p = assigned.get(tp);
-      if (p != null) {
-        p.windows.heartbeat(p.source);
-        if (p.quiet != null) {
-          p.quiet.activity(nowNanos); // paused time is not quiet
-        }
-        if (instanceQuiet != null) {
-          instanceQuiet.activity(nowNanos); // nor is it for the whole instance
-        }
-      }
-    }
-    long wall = clock.wallMillis();
-    if (merged != null) {
-      merged.refresh();
-      if (!assigned.isEmpty()
-          && (alignment == null || !alignment.pausedAny())
-          && !anyBehindPreviousOwner()
-          && instanceQuiet.due(nowNanos, merged.watermark(), wall)) {
-        advance(merged, wall);
-      }
-      if (alignment != null) {
-        alignment.align(assigned.keySet(), merged, paused);
-      }
-    } else {
-      for (PartitionState<K, V, R> p : assigned.values()) {
-        p.windows.refresh(); // a silent partition goes idle: its gauges say so
-        if (!paused.contains(p.partition)
-            && !p.behindPreviousOwner() // records it has not received yet exist: not quiet
-            && p.quiet.due(nowNanos, p.windows.watermark(), wall)) {
-          advance(p.windows, wall);
-        }
-      }
-    }
-    groupWatermark.maybeRefresh(nowNanos);
-  }
-
-  /** Whether a partition has records its previous owner read and this instance has not yet. */
-  private boolean anyBehindPreviousOwner() {
-    for (PartitionState<K, V, R> p : assigned.values()) {
-      if (p.behindPreviousOwner()) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private void advance(EventTimeWindows<K, V, R> windows, long wall) {
-    long before = windows.watermark();
-    windows.advanceTo(wall);
-    if (windows.watermark() != before) {
-      quietAdvances++;
-    }
+    tick.afterRecords(assigned, nowNanos, clock.wallMillis());
   }
 
   /**
@@ -908,7 +852,7 @@ public final class KafkaWindows<K, V, R> {
    * @return the number of quiet-period advances
    */
   public long quietAdvances() {
-    return quietAdvances;
+    return tick.quietAdvances;
   }
 
   /**
@@ -969,7 +913,8 @@ public final class KafkaWindows<K, V, R> {
     }
     try {
       if (!added.isEmpty()) {
-        Map<TopicPartition, OffsetAndMetadata> committed = readCommitted(added); // may throw
+        Map<TopicPartition, OffsetAndMetadata> committed =
+            checkpoints.committed(added); // may throw
         for (TopicPartition tp : added) {
           assigned.put(tp, stateOf(tp, committed.get(tp), nowNanos));
         }
@@ -1000,7 +945,7 @@ public final class KafkaWindows<K, V, R> {
                 newWindows(),
                 new QuietAdvance(quietAdvanceAfterNanos, quietAdvanceMaxLagMillis, tp, nowNanos));
     if (om != null) {
-      Checkpoint checkpoint = parse(tp, om);
+      Checkpoint checkpoint = checkpoints.parse(tp, om);
       p.restore(om, checkpoint);
       if (merged != null) {
         admission.mergedWrittenThroughMillis =
@@ -1031,39 +976,6 @@ public final class KafkaWindows<K, V, R> {
       }
     }
     return p;
-  }
-
-  /** The committed offsets of {@code partitions} (absent: none). */
-  private Map<TopicPartition, OffsetAndMetadata> readCommitted(List<TopicPartition> partitions) {
-    Map<TopicPartition, OffsetAndMetadata> committed =
-        consumer.committed(new HashSet<>(partitions));
-    Map<TopicPartition, OffsetAndMetadata> present = new HashMap<>();
-    if (committed != null) {
-      committed.forEach(
-          (tp, om) -> {
-            if (om != null) {
-              present.put(tp, om);
-            }
-          });
-    }
-    return present;
-  }
-
-  /** The checkpoint in a committed offset's metadata; unreadable metadata is logged once. */
-  private Checkpoint parse(TopicPartition tp, OffsetAndMetadata om) {
-    try {
-      return Checkpoint.parse(om.metadata());
-    } catch (CheckpointFormatException e) {
-      if (unreadableLogged.add(tp)) {
-        LOG.warn(
-            "{}: the metadata committed with offset {} is not a checkpoint this version reads;"
-                + " the partition starts without one ({})",
-            tp,
-            om.offset(),
-            e.getMessage());
-      }
-      return Checkpoint.NONE;
-    }
   }
 
   private void forget(Collection<TopicPartition> partitions) {
