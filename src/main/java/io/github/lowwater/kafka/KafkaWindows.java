@@ -196,14 +196,8 @@ public final class KafkaWindows<K, V, R> {
       WindowStats retired,
       Map<TopicPartition, PartitionState<?, ?, ?>> partitions) {}
 
-  /**
-   * {@code PER_PARTITION}: results taken from some partitions' windows by a {@link
-   * #pollFinalized()} that then threw (an aggregator's {@code result}); the next call returns them.
-   */
-  private List<WindowResult<K, R>> unreturned;
-
-  /** Hands a partition's results to the caller's visitor during {@link #drainFinalized}. */
-  private final PartitionForward<K, R> forward = new PartitionForward<>();
+  /** Takes the finalized results out of the windows and counts them as returned. */
+  private final ResultDrain<K, V, R> drain;
 
   /** The per-poll work after the records. */
   private final PollTick<K, V, R> tick;
@@ -253,6 +247,7 @@ public final class KafkaWindows<K, V, R> {
     this.groupWatermark = new GroupWatermark(consumer, settings.groupWatermarkIntervalNanos());
     this.tick = new PollTick<>(consumer, merged, instanceQuiet, alignment, groupWatermark);
     this.checkpoints = new CheckpointReader(consumer);
+    this.drain = new ResultDrain<>(merged);
   }
 
   private EventTimeWindows<K, V, R> newWindows() {
@@ -442,39 +437,10 @@ public final class KafkaWindows<K, V, R> {
     requireNotDraining("pollFinalized");
     draining = true;
     try {
-      return takeFinalized();
+      return drain.take(assigned.values());
     } finally {
       draining = false;
     }
-  }
-
-  private List<WindowResult<K, R>> takeFinalized() {
-    if (merged != null) {
-      List<WindowResult<K, R>> results = merged.pollFinalized();
-      long returnedThrough = merged.watermark();
-      for (PartitionState<K, V, R> p : assigned.values()) {
-        p.returnedThroughMillis = returnedThrough;
-      }
-      return results;
-    }
-    for (PartitionState<K, V, R> p : assigned.values()) {
-      List<WindowResult<K, R>> own = p.windows.pollFinalized(); // may throw: see the javadoc
-      if (own.isEmpty()) {
-        continue;
-      }
-      if (unreturned == null) {
-        unreturned = new ArrayList<>(own.size());
-      }
-      for (WindowResult<K, R> r : own) {
-        unreturned.add(r.withSource(p.partition));
-      }
-    }
-    for (PartitionState<K, V, R> p : assigned.values()) {
-      p.returned(); // only now are they returned
-    }
-    List<WindowResult<K, R>> results = unreturned;
-    unreturned = null;
-    return results != null ? results : List.of();
   }
 
   /**
@@ -496,36 +462,11 @@ public final class KafkaWindows<K, V, R> {
   public int drainFinalized(PartitionResultVisitor<? super K, ? super R> visitor) {
     Objects.requireNonNull(visitor, "visitor");
     requireNotDraining("drainFinalized");
-    forward.target = visitor;
     draining = true;
     try {
-      int count = 0;
-      if (unreturned != null) { // left by a pollFinalized() that threw
-        for (WindowResult<K, R> r : unreturned) {
-          visitor.visit((TopicPartition) r.source(), r.start(), r.end(), r.key(), r.value());
-        }
-        count += unreturned.size();
-        unreturned = null;
-      }
-      if (merged != null) {
-        forward.partition = null;
-        count += merged.drainFinalized(forward);
-        long returnedThrough = merged.watermark();
-        for (PartitionState<K, V, R> p : assigned.values()) {
-          p.returnedThroughMillis = returnedThrough;
-        }
-        return count;
-      }
-      for (PartitionState<K, V, R> p : assigned.values()) {
-        forward.partition = p.partition;
-        count += p.windows.drainFinalized(forward); // may throw: see the javadoc
-        p.returned();
-      }
-      return count;
+      return drain.drain(assigned.values(), visitor);
     } finally {
       draining = false;
-      forward.target = null;
-      forward.partition = null;
     }
   }
 
@@ -1004,17 +945,10 @@ public final class KafkaWindows<K, V, R> {
         departed.put(tp, p); // its records stay in the merged windows
       } else {
         retiring = sum(retiring, p.windows.stats());
-        dropUnreturned(tp);
+        drain.dropUnreturned(tp);
       }
     }
     publishPartitionWindows(retiring);
-  }
-
-  /** Drops the results of a revoked partition kept by a {@code pollFinalized()} that threw. */
-  private void dropUnreturned(TopicPartition tp) {
-    if (unreturned != null) {
-      unreturned.removeIf(r -> tp.equals(r.source()));
-    }
   }
 
   private static WindowStats sum(WindowStats r, WindowStats s) {
