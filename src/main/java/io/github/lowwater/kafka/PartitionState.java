@@ -46,8 +46,8 @@ final class PartitionState<K, V, R> {
   /** The next offset to read, or -1 before the first record. */
   long nextOffset = -1;
 
-  /** The end of the window of the previous held record: skips the ledger for its window-mates. */
-  long lastEnd = Long.MIN_VALUE;
+  /** The ledger key of the previous held record (see {@link #hold}), or {@code Long.MIN_VALUE}. */
+  private long lastHeldKey = Long.MIN_VALUE;
 
   /** Every window of this partition ending at or before it has been returned by this owner. */
   long returnedThroughMillis = WatermarkTracker.NO_WATERMARK;
@@ -95,17 +95,26 @@ final class PartitionState<K, V, R> {
   }
 
   /**
-   * The ledger key of a record at {@code t}: windows of a size, the end of its last window (it is
-   * let go once that window is returned); sessions, the end (exclusive) of its gap-long grain, let
-   * go once no pending session starts before it. Always above {@code Long.MIN_VALUE}, the cache's
-   * "none".
+   * Holds the record at {@code offset} under {@code key} unless the previous held record had the
+   * same key (its window-mates skip the ledger). Called before the add: if the add then fails, an
+   * extra hold only makes the commit cautious. {@code key} is above {@code Long.MIN_VALUE}, the
+   * cache's "none".
    */
-  long holdKey(long t) {
-    if (sessions == null) {
-      return windows.lastWindowEnd(t);
+  void hold(long key, long offset, long watermarkBefore) {
+    if (key != lastHeldKey) {
+      ledger.hold(key, offset, watermarkBefore, frontier());
+      lastHeldKey = key;
     }
+  }
+
+  /**
+   * Sessions: holds a record at {@code t} by the end (exclusive) of its gap-long grain, let go once
+   * no pending session starts before it ({@link #returned()}), and counts it for the release.
+   */
+  void holdSessionRecord(long t, long offset, long watermarkBefore) {
     long gap = sessions.gapMillis();
-    return TimeMath.saturatedAdd(t, gap - Math.floorMod(t, gap)); // > t: never MIN_VALUE
+    hold(TimeMath.saturatedAdd(t, gap - Math.floorMod(t, gap)), offset, watermarkBefore); // > t
+    readSinceRelease++;
   }
 
   /**
@@ -122,7 +131,7 @@ final class PartitionState<K, V, R> {
       ledger.release(oldest); // every grain that ends by it holds no pending session's record
       publishedOldestSessionStart =
           oldest == Long.MAX_VALUE ? WatermarkTracker.NO_WATERMARK : oldest;
-      lastEnd = Long.MIN_VALUE; // its grain may be gone from the ledger
+      lastHeldKey = Long.MIN_VALUE; // its grain may be gone from the ledger
     }
   }
 
@@ -132,11 +141,6 @@ final class PartitionState<K, V, R> {
    */
   long publishedOldestSessionStart() {
     return publishedOldestSessionStart;
-  }
-
-  /** Notes that a record of this partition was read, for the sessions' release. */
-  void counted() {
-    readSinceRelease++;
   }
 
   /**
@@ -190,7 +194,7 @@ final class PartitionState<K, V, R> {
   void rejoin(WatermarkTracker.Source handle) {
     source = handle;
     processedBelowOffset = Math.max(processedBelowOffset, nextOffset);
-    lastEnd = Long.MIN_VALUE;
+    lastHeldKey = Long.MIN_VALUE;
   }
 
   /**
@@ -232,11 +236,11 @@ final class PartitionState<K, V, R> {
    * @return the offset and its checkpoint metadata
    */
   OffsetAndMetadata committable() {
-    if (sessions == null) {
+    if (sessions == null) { // sessions release when their results are returned
       ledger.release(returnedThroughMillis);
-    }
-    if (lastEnd <= returnedThroughMillis) {
-      lastEnd = Long.MIN_VALUE;
+      if (lastHeldKey <= returnedThroughMillis) {
+        lastHeldKey = Long.MIN_VALUE;
+      }
     }
     if (behindPreviousOwner()) {
       return restoredCommit;

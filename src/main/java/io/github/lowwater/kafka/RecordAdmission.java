@@ -124,10 +124,8 @@ final class RecordAdmission<K, V, R> {
       if (lateRecordHandler != null) {
         lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, watermark);
       }
-    } else if (end != p.lastEnd) {
-      // Held before the add: if the add then fails, an extra hold only makes the commit cautious.
-      p.ledger.hold(end, offset, watermark, p.frontier());
-      p.lastEnd = end;
+    } else {
+      p.hold(end, offset, watermark);
     }
     take(p, offset, t, key, value);
   }
@@ -179,12 +177,7 @@ final class RecordAdmission<K, V, R> {
       p.windows.observeLate(p.source, t);
       return;
     }
-    long grain = p.holdKey(t);
-    if (grain != p.lastEnd) {
-      p.ledger.hold(grain, offset, watermark, p.frontier()); // before the add, as above
-      p.lastEnd = grain;
-    }
-    p.counted();
+    p.holdSessionRecord(t, offset, watermark);
     sessionLate = false;
     try {
       take(p, offset, t, key, value);

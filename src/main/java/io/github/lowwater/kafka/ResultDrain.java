@@ -43,10 +43,7 @@ final class ResultDrain<K, V, R> {
   List<WindowResult<K, R>> take(Collection<PartitionState<K, V, R>> partitions) {
     if (merged != null) {
       List<WindowResult<K, R>> results = merged.pollFinalized();
-      long returnedThrough = merged.watermark();
-      for (PartitionState<K, V, R> p : partitions) {
-        p.returnedThroughMillis = returnedThrough;
-      }
+      mergedReturned(partitions);
       return results;
     }
     for (PartitionState<K, V, R> p : partitions) {
@@ -90,10 +87,7 @@ final class ResultDrain<K, V, R> {
       if (merged != null) {
         forward.partition = null;
         count += merged.drainFinalized(forward);
-        long returnedThrough = merged.watermark();
-        for (PartitionState<K, V, R> p : partitions) {
-          p.returnedThroughMillis = returnedThrough;
-        }
+        mergedReturned(partitions);
         return count;
       }
       for (PartitionState<K, V, R> p : partitions) {
@@ -105,6 +99,16 @@ final class ResultDrain<K, V, R> {
     } finally {
       forward.target = null;
       forward.partition = null;
+    }
+  }
+
+  /**
+   * {@code MERGED}: every window ending by the shared watermark is returned, for every partition.
+   */
+  private void mergedReturned(Collection<PartitionState<K, V, R>> partitions) {
+    long returnedThrough = merged.watermark();
+    for (PartitionState<K, V, R> p : partitions) {
+      p.returnedThroughMillis = returnedThrough;
     }
   }
 
