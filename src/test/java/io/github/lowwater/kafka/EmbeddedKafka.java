@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.stream.Stream;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
@@ -18,6 +19,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
 import org.apache.kafka.server.common.Feature;
@@ -124,14 +126,7 @@ public final class EmbeddedKafka implements AutoCloseable {
       // Wait until every partition has a leader: producing earlier meets NOT_LEADER_OR_FOLLOWER,
       // and the retries of an idempotent producer can then fail on sequence numbers.
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (!admin
-          .describeTopics(List.of(name))
-          .allTopicNames()
-          .get()
-          .get(name)
-          .partitions()
-          .stream()
-          .allMatch(p -> p.leader() != null && p.leader().id() >= 0)) {
+      while (!hasLeaders(admin, name)) {
         if (System.nanoTime() > deadline) {
           throw new IllegalStateException("no leader for every partition of " + name);
         }
@@ -139,6 +134,28 @@ public final class EmbeddedKafka implements AutoCloseable {
       }
     } catch (Exception e) {
       throw new IllegalStateException("could not create topic " + name, e);
+    }
+  }
+
+  /**
+   * Whether every partition of {@code name} has a leader; false while the broker does not know the
+   * topic yet (the metadata of a topic just created may lag its creation by a moment).
+   */
+  private static boolean hasLeaders(Admin admin, String name) throws InterruptedException {
+    try {
+      return admin
+          .describeTopics(List.of(name))
+          .allTopicNames()
+          .get()
+          .get(name)
+          .partitions()
+          .stream()
+          .allMatch(p -> p.leader() != null && p.leader().id() >= 0);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        return false;
+      }
+      throw new IllegalStateException("could not describe topic " + name, e);
     }
   }
 
