@@ -15,12 +15,9 @@ import io.github.lowwater.window.TumblingWindows;
 import io.github.lowwater.window.WindowResult;
 import io.github.lowwater.window.WindowStats;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -34,8 +31,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Tumbling or hopping ({@link Builder#hopping}) event-time windows driven from a plain Kafka
@@ -144,8 +139,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class KafkaWindows<K, V, R> {
 
-  private static final Logger LOG = LoggerFactory.getLogger(KafkaWindows.class);
-
   /** The default quiet period before the wall-clock advance: 90 seconds. */
   static final Duration DEFAULT_QUIET_ADVANCE_AFTER = Duration.ofSeconds(90);
 
@@ -158,20 +151,24 @@ public final class KafkaWindows<K, V, R> {
   /** No alignment. */
   private static final long NO_DRIFT = Long.MAX_VALUE;
 
-  private static final EventTimeWindows<?, ?, ?>[] NO_WINDOWS = new EventTimeWindows<?, ?, ?>[0];
-
   private final KafkaSettings<? super V, R> settings;
-  private final ResultScope scope;
   private final CachedClock clock;
   private final Consumer<?, ?> consumer;
-  private final long quietAdvanceAfterNanos;
-  private final long quietAdvanceMaxLagMillis;
 
-  /** The shared windows in {@code MERGED}, {@code null} in {@code PER_PARTITION}. */
-  private final EventTimeWindows<K, V, R> merged;
+  /** The assigned partitions and the snapshot of them that other threads read. */
+  private final PartitionTable<K, V, R> table = new PartitionTable<>();
 
-  /** The quiet-period rule of the whole instance in {@code MERGED}, else {@code null}. */
-  private final QuietAdvance instanceQuiet;
+  /** What differs between the result scopes, chosen once. */
+  private final WindowScope<K, V, R> scope;
+
+  /** Assigns, finishes and drops partitions. */
+  private final PartitionLifecycle<K, V, R> lifecycle;
+
+  /** Decides each record: into the windows, late or redelivered. */
+  private final RecordAdmission<K, V, R> admission;
+
+  /** The per-poll work after the records. */
+  private final PollTick<K, V, R> tick;
 
   /** The alignment, or {@code null} without {@code maxDrift}. */
   private final Alignment alignment;
@@ -179,79 +176,30 @@ public final class KafkaWindows<K, V, R> {
   /** The group watermark reader. */
   private final GroupWatermark groupWatermark;
 
-  /** Assigned partitions, in the order they were assigned. */
-  private final Map<TopicPartition, PartitionState<K, V, R>> assigned = new LinkedHashMap<>();
-
-  /**
-   * The per-partition windows and the counters of those already dropped, republished as one
-   * snapshot on every assignment change, so that another thread never sees a partition twice.
-   */
-  private volatile PartitionsView view = new PartitionsView(NO_WINDOWS, NO_STATS, Map.of());
-
-  private static final WindowStats NO_STATS = new WindowStats(0, 0, 0, 0, 0, 0, 0);
-
-  /** What {@link #stats()} and {@link #watermark()} read from any thread. */
-  private record PartitionsView(
-      EventTimeWindows<?, ?, ?>[] windows,
-      WindowStats retired,
-      Map<TopicPartition, PartitionState<?, ?, ?>> partitions) {}
-
-  /** Takes the finalized results out of the windows and counts them as returned. */
-  private final ResultDrain<K, V, R> drain;
-
-  /** The per-poll work after the records. */
-  private final PollTick<K, V, R> tick;
-
-  /** Decides each record: into the windows, late or redelivered. */
-  private final RecordAdmission<K, V, R> admission;
-
   /** Whether results are being handed out: see requireNotDraining. */
   private boolean draining;
 
-  /** Reads the committed offsets and checkpoints of newly assigned partitions. */
-  private final CheckpointReader checkpoints;
-
-  /** {@code MERGED}: partitions revoked or lost in this rebalance, in case they come back. */
-  private final Map<TopicPartition, PartitionState<K, V, R>> departed = new HashMap<>();
-
-  /** Whether {@link #finishAll()} was called: partitions assigned later are finished too. */
-  private boolean finished;
-
   private KafkaWindows(KafkaSettings<? super V, R> settings) {
     this.settings = settings;
-    this.scope = settings.scope();
     this.clock = new CachedClock(settings.clock() != null ? settings.clock() : Clock.system());
     this.consumer = settings.consumer();
     this.admission =
-        new RecordAdmission<>(settings.lateRecordHandler(), scope == ResultScope.MERGED);
-    this.quietAdvanceAfterNanos = settings.quietAdvanceAfterNanos();
-    this.quietAdvanceMaxLagMillis = settings.quietAdvanceMaxLagMillis();
-    long now = clock.monotonicNanos();
-    if (scope == ResultScope.MERGED) {
-      this.merged = newWindows();
-      this.instanceQuiet =
-          new QuietAdvance(quietAdvanceAfterNanos, quietAdvanceMaxLagMillis, "all partitions", now);
-    } else {
-      this.merged = null;
-      this.instanceQuiet = null;
-    }
+        new RecordAdmission<>(settings.lateRecordHandler(), settings.scope() == ResultScope.MERGED);
     long maxDriftMillis = settings.maxDriftMillis();
-    if (maxDriftMillis != NO_DRIFT && maxDriftMillis < merged.allowedLatenessMillis()) {
+    this.alignment = maxDriftMillis != NO_DRIFT ? new Alignment(consumer, maxDriftMillis) : null;
+    this.scope = WindowScope.of(settings, clock, admission, alignment, clock.monotonicNanos());
+    // maxDrift is MERGED only (checked by the builder): the scope's windows are the shared ones.
+    if (alignment != null && maxDriftMillis < scope.windows().allowedLatenessMillis()) {
       throw new IllegalStateException(
           "maxDrift must be >= allowedLateness ("
-              + Duration.ofMillis(merged.allowedLatenessMillis())
+              + Duration.ofMillis(scope.windows().allowedLatenessMillis())
               + "): "
               + Duration.ofMillis(maxDriftMillis));
     }
-    this.alignment = maxDriftMillis != NO_DRIFT ? new Alignment(consumer, maxDriftMillis) : null;
     this.groupWatermark = new GroupWatermark(consumer, settings.groupWatermarkIntervalNanos());
-    this.tick = new PollTick<>(consumer, merged, instanceQuiet, alignment, groupWatermark);
-    this.checkpoints = new CheckpointReader(consumer);
-    this.drain = new ResultDrain<>(merged);
-  }
-
-  private EventTimeWindows<K, V, R> newWindows() {
-    return settings.<K, V>newWindows(clock, admission.sessionLateFlag);
+    this.tick = new PollTick<>(consumer, scope, groupWatermark);
+    this.lifecycle =
+        new PartitionLifecycle<>(table, scope, new CheckpointReader(consumer), alignment);
   }
 
   /**
@@ -395,17 +343,12 @@ public final class KafkaWindows<K, V, R> {
       }
       PartitionState<K, V, R> p;
       try {
-        p = partitionFor(tp); // reads its checkpoint if it arrived without the listener
+        p = lifecycle.partitionFor(tp, nowNanos); // reads its checkpoint if it came unannounced
       } catch (RuntimeException | Error e) {
         Rewind.afterFailure(consumer, records, tp, batch.get(0).offset());
         throw e;
       }
-      if (p.quiet != null) {
-        p.quiet.activity(nowNanos);
-      }
-      if (instanceQuiet != null) {
-        instanceQuiet.activity(nowNanos);
-      }
+      scope.activity(p, nowNanos);
       for (ConsumerRecord<KR, VR> r : batch) {
         admission.recordTaken = false;
         try {
@@ -419,7 +362,7 @@ public final class KafkaWindows<K, V, R> {
       }
       p.publishFrontier(); // once per partition and poll, for readers on other threads
     }
-    tick.afterRecords(assigned, nowNanos, clock.wallMillis());
+    tick.afterRecords(table, nowNanos, clock.wallMillis());
   }
 
   /**
@@ -437,7 +380,7 @@ public final class KafkaWindows<K, V, R> {
     requireNotDraining("pollFinalized");
     draining = true;
     try {
-      return drain.take(assigned.values());
+      return scope.take(table.states());
     } finally {
       draining = false;
     }
@@ -464,7 +407,7 @@ public final class KafkaWindows<K, V, R> {
     requireNotDraining("drainFinalized");
     draining = true;
     try {
-      return drain.drain(assigned.values(), visitor);
+      return scope.drain(table.states(), visitor);
     } finally {
       draining = false;
     }
@@ -495,7 +438,7 @@ public final class KafkaWindows<K, V, R> {
   public Map<TopicPartition, OffsetAndMetadata> committableOffsets() {
     requireNotDraining("committableOffsets");
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-    for (PartitionState<K, V, R> p : assigned.values()) {
+    for (PartitionState<K, V, R> p : table.states()) {
       if (p.nextOffset >= 0) {
         offsets.put(p.partition, p.committable());
       }
@@ -520,13 +463,8 @@ public final class KafkaWindows<K, V, R> {
    */
   public long seedWatermark(long newestWrittenWindowEndMillis) {
     requireNotDraining("seedWatermark");
-    if (merged == null) {
-      throw new IllegalStateException(
-          "seedWatermark is for resultScope(MERGED): per-partition windows seed each partition"
-              + " from the checkpoint committed with its offset");
-    }
     clock.update();
-    return merged.seedWatermark(newestWrittenWindowEndMillis);
+    return scope.seedWatermark(newestWrittenWindowEndMillis);
   }
 
   /**
@@ -538,17 +476,7 @@ public final class KafkaWindows<K, V, R> {
   public void finishAll() {
     requireNotDraining("finishAll");
     clock.update();
-    finished = true;
-    for (PartitionState<K, V, R> p : assigned.values()) {
-      p.finishedThroughMillis =
-          Math.max(Math.max(p.returnedThroughMillis, p.writtenThroughMillis), p.newestHeldEnd());
-      if (merged == null) {
-        p.windows.finish();
-      }
-    }
-    if (merged != null) {
-      merged.finish();
-    }
+    lifecycle.finishAll();
   }
 
   /**
@@ -558,11 +486,7 @@ public final class KafkaWindows<K, V, R> {
    * @throws IllegalStateException in {@code PER_PARTITION}, where each partition has its own
    */
   public EventTimeWindows<K, V, R> windows() {
-    if (merged == null) {
-      throw new IllegalStateException(
-          "windows() is for resultScope(MERGED): in PER_PARTITION each partition has its own");
-    }
-    return merged;
+    return scope.windows();
   }
 
   /**
@@ -571,7 +495,7 @@ public final class KafkaWindows<K, V, R> {
    * @return {@code PER_PARTITION} or {@code MERGED}
    */
   public ResultScope resultScope() {
-    return scope;
+    return settings.scope();
   }
 
   /**
@@ -581,7 +505,7 @@ public final class KafkaWindows<K, V, R> {
    * @return an unmodifiable set
    */
   public Set<TopicPartition> partitions() {
-    return view.partitions().keySet();
+    return table.view().partitions().keySet();
   }
 
   /**
@@ -596,7 +520,7 @@ public final class KafkaWindows<K, V, R> {
    */
   public long frontier(TopicPartition partition) {
     PartitionState<?, ?, ?> p =
-        view.partitions().get(Objects.requireNonNull(partition, "partition"));
+        table.view().partitions().get(Objects.requireNonNull(partition, "partition"));
     return p == null ? WatermarkTracker.UNSEEN : p.publishedFrontier();
   }
 
@@ -612,7 +536,7 @@ public final class KafkaWindows<K, V, R> {
    */
   public long oldestSessionStart(TopicPartition partition) {
     PartitionState<?, ?, ?> p =
-        view.partitions().get(Objects.requireNonNull(partition, "partition"));
+        table.view().partitions().get(Objects.requireNonNull(partition, "partition"));
     return p == null ? WatermarkTracker.NO_WATERMARK : p.publishedOldestSessionStart();
   }
 
@@ -635,7 +559,7 @@ public final class KafkaWindows<K, V, R> {
    */
   public long watermark(TopicPartition partition) {
     PartitionState<?, ?, ?> p =
-        view.partitions().get(Objects.requireNonNull(partition, "partition"));
+        table.view().partitions().get(Objects.requireNonNull(partition, "partition"));
     return p == null ? WatermarkTracker.NO_WATERMARK : p.windows.watermark();
   }
 
@@ -647,18 +571,7 @@ public final class KafkaWindows<K, V, R> {
    * @return the watermark in epoch milliseconds, or {@link WatermarkTracker#NO_WATERMARK}
    */
   public long watermark() {
-    if (merged != null) {
-      return merged.watermark();
-    }
-    EventTimeWindows<?, ?, ?>[] all = view.windows();
-    if (all.length == 0) {
-      return WatermarkTracker.NO_WATERMARK;
-    }
-    long min = Long.MAX_VALUE;
-    for (EventTimeWindows<?, ?, ?> w : all) {
-      min = Math.min(min, w.watermark());
-    }
-    return min;
+    return scope.watermark(table.view());
   }
 
   /**
@@ -684,28 +597,7 @@ public final class KafkaWindows<K, V, R> {
    * @return the counters
    */
   public WindowStats stats() {
-    if (merged != null) {
-      return merged.stats();
-    }
-    PartitionsView v = view;
-    WindowStats r = v.retired();
-    long accepted = r.accepted();
-    long late = r.late();
-    long future = r.futureEvents();
-    long openWindows = 0;
-    long openEntries = 0;
-    long finalized = r.finalizedWindows();
-    for (EventTimeWindows<?, ?, ?> w : v.windows()) {
-      WindowStats s = w.stats();
-      accepted += s.accepted();
-      late += s.late();
-      future += s.futureEvents();
-      openWindows += s.openWindows();
-      openEntries += s.openEntries();
-      finalized += s.finalizedWindows();
-    }
-    return new WindowStats(
-        accepted, late, future, openWindows, openEntries, finalized, watermark());
+    return scope.stats(table.view());
   }
 
   /**
@@ -714,7 +606,7 @@ public final class KafkaWindows<K, V, R> {
    * @return an unmodifiable copy, in assignment order
    */
   public Set<TopicPartition> assignedPartitions() {
-    return Collections.unmodifiableSet(new LinkedHashSet<>(assigned.keySet()));
+    return Collections.unmodifiableSet(new LinkedHashSet<>(table.byPartition().keySet()));
   }
 
   /**
@@ -737,14 +629,7 @@ public final class KafkaWindows<K, V, R> {
    * @return the number of active partitions, at most {@code partitions().size()}
    */
   public int activePartitionCount() {
-    if (merged != null) {
-      return merged.activeSources();
-    }
-    int active = 0;
-    for (EventTimeWindows<?, ?, ?> w : view.windows()) {
-      active += w.activeSources(); // one source per partition's windows: 0 or 1
-    }
-    return active;
+    return scope.activePartitionCount(table.view());
   }
 
   /**
@@ -755,7 +640,7 @@ public final class KafkaWindows<K, V, R> {
    * @return the number of idle partitions
    */
   public int idlePartitionCount() {
-    return Math.max(0, view.partitions().size() - activePartitionCount());
+    return Math.max(0, table.view().partitions().size() - activePartitionCount());
   }
 
   /**
@@ -793,7 +678,7 @@ public final class KafkaWindows<K, V, R> {
    * @return the number of quiet-period advances
    */
   public long quietAdvances() {
-    return tick.quietAdvances;
+    return scope.quietAdvances();
   }
 
   /**
@@ -820,9 +705,9 @@ public final class KafkaWindows<K, V, R> {
   @Override
   public String toString() {
     return "KafkaWindows{scope="
-        + scope
+        + settings.scope()
         + ", assigned="
-        + assigned.size()
+        + table.size()
         + ", redelivered="
         + admission.redeliveredRecords
         + ", "
@@ -832,149 +717,18 @@ public final class KafkaWindows<K, V, R> {
 
   // ---------------------------------------------------------------------------------------------
 
-  /** The state of a partition that delivers records, created if it arrived without a listener. */
-  private PartitionState<K, V, R> partitionFor(TopicPartition tp) {
-    PartitionState<K, V, R> p = assigned.get(tp);
-    if (p == null) {
-      assign(List.of(tp)); // consumer.assign without the listener, or before it ran
-      p = assigned.get(tp);
-    }
-    return p;
-  }
-
+  /** The rebalance listener's assignment. */
   private void assign(Collection<TopicPartition> partitions) {
     requireNotDraining("the rebalance listener");
     clock.update();
-    long nowNanos = clock.monotonicNanos();
-    List<TopicPartition> added = new ArrayList<>();
-    for (TopicPartition tp : partitions) {
-      if (!assigned.containsKey(tp)) {
-        added.add(tp);
-      }
-    }
-    try {
-      if (!added.isEmpty()) {
-        Map<TopicPartition, OffsetAndMetadata> committed =
-            checkpoints.committed(added); // may throw
-        for (TopicPartition tp : added) {
-          assigned.put(tp, stateOf(tp, committed.get(tp), nowNanos));
-        }
-        if (instanceQuiet != null) {
-          instanceQuiet.activity(nowNanos); // a join is not a quiet period
-        }
-        publishPartitionWindows(NO_STATS);
-      }
-    } finally {
-      departed.clear(); // a partition revoked and not given back in this rebalance is gone
-    }
+    lifecycle.assign(partitions, clock.monotonicNanos());
   }
 
-  /** The state of a newly assigned partition, from its committed offset and checkpoint. */
-  private PartitionState<K, V, R> stateOf(TopicPartition tp, OffsetAndMetadata om, long nowNanos) {
-    PartitionState<K, V, R> back = departed.remove(tp);
-    if (back != null) {
-      // MERGED, the same partition given back to this instance (an eager rebalance, a lost
-      // membership): its records up to where it had read are in the merged windows already.
-      back.rejoin(merged.source(tp));
-      return back;
-    }
-    PartitionState<K, V, R> p =
-        merged != null
-            ? new PartitionState<>(tp, merged, null)
-            : new PartitionState<>(
-                tp,
-                newWindows(),
-                new QuietAdvance(quietAdvanceAfterNanos, quietAdvanceMaxLagMillis, tp, nowNanos));
-    if (om != null) {
-      Checkpoint checkpoint = checkpoints.parse(tp, om);
-      p.restore(om, checkpoint);
-      if (merged != null) {
-        admission.mergedWrittenThroughMillis =
-            Math.max(admission.mergedWrittenThroughMillis, checkpoint.writtenThroughMillis());
-        merged.markWritten(admission.mergedWrittenThroughMillis);
-      } else {
-        // A hopping record re-read may fall into written windows and open ones: only the open
-        // ones may be emitted again.
-        p.windows.markWritten(checkpoint.writtenThroughMillis());
-      }
-      if (merged == null && checkpoint.watermarkMillis() != WatermarkTracker.NO_WATERMARK) {
-        p.windows.seedWatermark(checkpoint.watermarkMillis());
-      }
-      if (checkpoint != Checkpoint.NONE) {
-        LOG.debug(
-            "{} assigned at checkpoint: written through {}, watermark {}, read through offset {}",
-            tp,
-            TimeMath.describeMillis(checkpoint.writtenThroughMillis()),
-            TimeMath.describeMillis(checkpoint.watermarkMillis()),
-            checkpoint.readThroughOffset());
-      }
-    }
-    if (finished) {
-      // Every record of a partition assigned after the end is late: it claims no window of its own.
-      p.finishedThroughMillis = p.writtenThroughMillis;
-      if (merged == null) {
-        p.windows.finish();
-      }
-    }
-    return p;
-  }
-
+  /** The rebalance listener's revocation and loss. */
   private void forget(Collection<TopicPartition> partitions) {
     requireNotDraining("the rebalance listener");
     clock.update();
-    List<TopicPartition> known = new ArrayList<>();
-    for (TopicPartition tp : partitions) {
-      if (assigned.containsKey(tp)) {
-        known.add(tp);
-      }
-    }
-    if (merged != null) {
-      // Fastest first: an eager rebalance revokes every partition at once, and removing the
-      // slowest first would raise the watermark to the next-slowest one for a moment, making the
-      // slowest partition's next records late once it is assigned again.
-      known.sort(Comparator.comparingLong((TopicPartition tp) -> merged.frontier(tp)).reversed());
-    }
-    WindowStats retiring = NO_STATS;
-    for (TopicPartition tp : known) {
-      PartitionState<K, V, R> p = assigned.remove(tp);
-      if (alignment != null) {
-        alignment.forget(tp);
-      }
-      if (merged != null) {
-        merged.remove(tp);
-        departed.put(tp, p); // its records stay in the merged windows
-      } else {
-        retiring = sum(retiring, p.windows.stats());
-        drain.dropUnreturned(tp);
-      }
-    }
-    publishPartitionWindows(retiring);
-  }
-
-  private static WindowStats sum(WindowStats r, WindowStats s) {
-    return new WindowStats(
-        r.accepted() + s.accepted(),
-        r.late() + s.late(),
-        r.futureEvents() + s.futureEvents(),
-        0,
-        0,
-        r.finalizedWindows() + s.finalizedWindows(),
-        0);
-  }
-
-  private void publishPartitionWindows(WindowStats retiring) {
-    Map<TopicPartition, PartitionState<?, ?, ?>> partitions = new LinkedHashMap<>(assigned);
-    EventTimeWindows<?, ?, ?>[] all = NO_WINDOWS;
-    if (merged == null) {
-      all = new EventTimeWindows<?, ?, ?>[assigned.size()];
-      int i = 0;
-      for (PartitionState<K, V, R> p : assigned.values()) {
-        all[i++] = p.windows;
-      }
-    }
-    view = // one volatile write: readers see the partitions and the counters together
-        new PartitionsView(
-            all, sum(view.retired(), retiring), Collections.unmodifiableMap(partitions));
+    lifecycle.forget(partitions);
   }
 
   /**

@@ -1,6 +1,5 @@
 package io.github.lowwater.kafka;
 
-import io.github.lowwater.window.EventTimeWindows;
 import io.github.lowwater.window.WindowResult;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -8,9 +7,9 @@ import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Takes the finalized results out of {@link KafkaWindows}' windows, as a list or through a visitor,
- * and marks what counts as returned, which is what the committed offsets may move past: in {@code
- * PER_PARTITION} a partition's windows only once all its results were computed (a list) or visited
+ * Takes the finalized results out of the partitions' own windows ({@link PerPartitionScope}), as a
+ * list or through a visitor, and marks what counts as returned, which is what the committed offsets
+ * may move past: a partition's windows only once all its results were computed (a list) or visited
  * (a visitor). Results taken from some partitions by a list that then threw are kept and handed out
  * first by the next call. Not thread-safe: the polling thread.
  *
@@ -20,32 +19,20 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class ResultDrain<K, V, R> {
 
-  /** The shared windows in {@code MERGED}, {@code null} in {@code PER_PARTITION}. */
-  private final EventTimeWindows<K, V, R> merged;
-
   /**
-   * {@code PER_PARTITION}: results taken from some partitions' windows by a {@link #take} that then
-   * threw (an aggregator's {@code result}); the next call returns them.
+   * Results taken from some partitions' windows by a {@link #take} that then threw (an aggregator's
+   * {@code result}); the next call returns them.
    */
   private List<WindowResult<K, R>> unreturned;
 
   /** Hands a partition's results to the caller's visitor during {@link #drain}. */
   private final PartitionForward<K, R> forward = new PartitionForward<>();
 
-  ResultDrain(EventTimeWindows<K, V, R> merged) {
-    this.merged = merged;
-  }
-
   /**
    * {@link KafkaWindows#pollFinalized()}: the results of every partition, those left by a call that
    * threw first; the partitions count as returned only once every result is computed.
    */
   List<WindowResult<K, R>> take(Collection<PartitionState<K, V, R>> partitions) {
-    if (merged != null) {
-      List<WindowResult<K, R>> results = merged.pollFinalized();
-      mergedReturned(partitions);
-      return results;
-    }
     for (PartitionState<K, V, R> p : partitions) {
       List<WindowResult<K, R>> own =
           p.windows.pollFinalized(); // may throw: see KafkaWindows.pollFinalized
@@ -84,12 +71,6 @@ final class ResultDrain<K, V, R> {
         count += unreturned.size();
         unreturned = null;
       }
-      if (merged != null) {
-        forward.partition = null;
-        count += merged.drainFinalized(forward);
-        mergedReturned(partitions);
-        return count;
-      }
       for (PartitionState<K, V, R> p : partitions) {
         forward.partition = p.partition;
         count += p.windows.drainFinalized(forward); // may throw: see KafkaWindows.drainFinalized
@@ -99,16 +80,6 @@ final class ResultDrain<K, V, R> {
     } finally {
       forward.target = null;
       forward.partition = null;
-    }
-  }
-
-  /**
-   * {@code MERGED}: every window ending by the shared watermark is returned, for every partition.
-   */
-  private void mergedReturned(Collection<PartitionState<K, V, R>> partitions) {
-    long returnedThrough = merged.watermark();
-    for (PartitionState<K, V, R> p : partitions) {
-      p.returnedThroughMillis = returnedThrough;
     }
   }
 

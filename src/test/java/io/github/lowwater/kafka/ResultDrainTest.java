@@ -55,7 +55,7 @@ class ResultDrainTest {
   void aListThatThrowsReturnsNothingAndTheNextCallReturnsEveryResult() {
     PartitionState<String, Long, Long> p0 = partition(P0, 2L);
     PartitionState<String, Long, Long> p1 = partition(P1, 3L);
-    ResultDrain<String, Long, Long> drain = new ResultDrain<>(null);
+    ResultDrain<String, Long, Long> drain = new ResultDrain<>();
     failing[0] = true;
     assertThatThrownBy(() -> drain.take(List.of(p0, p1))).hasMessage("result");
     assertThat(p0.returnedThroughMillis)
@@ -74,7 +74,7 @@ class ResultDrainTest {
     PartitionState<String, Long, Long> p0 = partition(P0, 2L);
     PartitionState<String, Long, Long> p1 = partition(P1, 4L);
     PartitionState<String, Long, Long> p2 = partition(P0, 3L); // fails, after both
-    ResultDrain<String, Long, Long> drain = new ResultDrain<>(null);
+    ResultDrain<String, Long, Long> drain = new ResultDrain<>();
     failing[0] = true;
     assertThatThrownBy(() -> drain.take(List.of(p0, p1, p2))).hasMessage("result");
     drain.dropUnreturned(P1);

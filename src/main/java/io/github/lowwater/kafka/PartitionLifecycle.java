@@ -1,0 +1,146 @@
+package io.github.lowwater.kafka;
+
+import io.github.lowwater.internal.TimeMath;
+import io.github.lowwater.window.WindowStats;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A partition's life in {@link KafkaWindows}: assigned (its committed offset and checkpoint read,
+ * its windows built or given back by the {@link WindowScope}), finished by {@code finishAll}, and
+ * revoked or lost (dropped at once, nothing committed). Keeps the {@link PartitionTable} and
+ * publishes it after each change. Not thread-safe: the polling thread.
+ *
+ * @param <K> the window key type
+ * @param <V> the value type
+ * @param <R> the result type
+ */
+final class PartitionLifecycle<K, V, R> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaWindows.class);
+
+  private final PartitionTable<K, V, R> table;
+  private final WindowScope<K, V, R> scope;
+  private final CheckpointReader checkpoints;
+
+  /** The alignment, or {@code null}: it forgets revoked partitions. */
+  private final Alignment alignment;
+
+  /** Whether {@code finishAll} was called: partitions assigned later are finished too. */
+  private boolean finished;
+
+  PartitionLifecycle(
+      PartitionTable<K, V, R> table,
+      WindowScope<K, V, R> scope,
+      CheckpointReader checkpoints,
+      Alignment alignment) {
+    this.table = table;
+    this.scope = scope;
+    this.checkpoints = checkpoints;
+    this.alignment = alignment;
+  }
+
+  /** The state of a partition that delivers records, assigned here if it arrived without one. */
+  PartitionState<K, V, R> partitionFor(TopicPartition tp, long nowNanos) {
+    PartitionState<K, V, R> p = table.get(tp);
+    if (p == null) {
+      assign(List.of(tp), nowNanos); // consumer.assign without the listener, or before it ran
+      p = table.get(tp);
+    }
+    return p;
+  }
+
+  /**
+   * Registers newly assigned partitions from their committed offsets (one {@code committed} call);
+   * those already assigned are left as they are. If the read throws, nothing is registered.
+   */
+  void assign(Collection<TopicPartition> partitions, long nowNanos) {
+    List<TopicPartition> added = new ArrayList<>();
+    for (TopicPartition tp : partitions) {
+      if (!table.contains(tp)) {
+        added.add(tp);
+      }
+    }
+    try {
+      if (!added.isEmpty()) {
+        Map<TopicPartition, OffsetAndMetadata> committed =
+            checkpoints.committed(added); // may throw
+        for (TopicPartition tp : added) {
+          table.put(stateOf(tp, committed.get(tp), nowNanos));
+        }
+        scope.joined(nowNanos);
+        table.publish(PartitionTable.NO_STATS);
+      }
+    } finally {
+      scope.rebalanced(); // a partition revoked and not given back in this rebalance is gone
+    }
+  }
+
+  /** The state of a newly assigned partition, from its committed offset and checkpoint. */
+  private PartitionState<K, V, R> stateOf(TopicPartition tp, OffsetAndMetadata om, long nowNanos) {
+    PartitionState<K, V, R> back = scope.givenBack(tp);
+    if (back != null) {
+      return back;
+    }
+    PartitionState<K, V, R> p = scope.newPartition(tp, nowNanos);
+    if (om != null) {
+      Checkpoint checkpoint = checkpoints.parse(tp, om);
+      p.restore(om, checkpoint);
+      scope.restored(p, checkpoint);
+      if (checkpoint != Checkpoint.NONE) {
+        LOG.debug(
+            "{} assigned at checkpoint: written through {}, watermark {}, read through offset {}",
+            tp,
+            TimeMath.describeMillis(checkpoint.writtenThroughMillis()),
+            TimeMath.describeMillis(checkpoint.watermarkMillis()),
+            checkpoint.readThroughOffset());
+      }
+    }
+    if (finished) {
+      // Every record of a partition assigned after the end is late: it claims no window of its own.
+      p.finishedThroughMillis = p.writtenThroughMillis;
+      scope.finishPartition(p);
+    }
+    return p;
+  }
+
+  /** Drops revoked or lost partitions at once; those not assigned are ignored. */
+  void forget(Collection<TopicPartition> partitions) {
+    List<TopicPartition> known = new ArrayList<>();
+    for (TopicPartition tp : partitions) {
+      if (table.contains(tp)) {
+        known.add(tp);
+      }
+    }
+    scope.revocationOrder(known);
+    WindowStats retiring = PartitionTable.NO_STATS;
+    for (TopicPartition tp : known) {
+      PartitionState<K, V, R> p = table.remove(tp);
+      if (alignment != null) {
+        alignment.forget(tp);
+      }
+      retiring = PartitionTable.sum(retiring, scope.revoked(p));
+    }
+    table.publish(retiring);
+  }
+
+  /**
+   * {@code finishAll}: every open window closes; the checkpoints claim no window newer than the
+   * newest one that held records; partitions assigned later are finished at assignment.
+   */
+  void finishAll() {
+    finished = true;
+    for (PartitionState<K, V, R> p : table.states()) {
+      p.finishedThroughMillis =
+          Math.max(Math.max(p.returnedThroughMillis, p.writtenThroughMillis), p.newestHeldEnd());
+      scope.finishPartition(p);
+    }
+    scope.finish();
+  }
+}

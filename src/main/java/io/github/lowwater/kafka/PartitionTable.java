@@ -1,0 +1,107 @@
+package io.github.lowwater.kafka;
+
+import io.github.lowwater.window.EventTimeWindows;
+import io.github.lowwater.window.WindowStats;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The partitions {@link KafkaWindows} considers assigned, in assignment order, and the snapshot of
+ * them that other threads read: republished as one volatile write on every assignment change, with
+ * the counters of the partitions already handed over, so that a reader never sees a partition twice
+ * or its counters lost between two maps. The map itself is the polling thread's.
+ *
+ * @param <K> the window key type
+ * @param <V> the value type
+ * @param <R> the result type
+ */
+final class PartitionTable<K, V, R> {
+
+  /** Counters that count nothing. */
+  static final WindowStats NO_STATS = new WindowStats(0, 0, 0, 0, 0, 0, 0);
+
+  private static final EventTimeWindows<?, ?, ?>[] NO_WINDOWS = new EventTimeWindows<?, ?, ?>[0];
+
+  /**
+   * What another thread reads: the assigned partitions' windows (in {@code MERGED} the same shared
+   * windows once per partition), the counters of partitions no longer assigned, and the partitions.
+   */
+  record View(
+      EventTimeWindows<?, ?, ?>[] windows,
+      WindowStats retired,
+      Map<TopicPartition, PartitionState<?, ?, ?>> partitions) {}
+
+  private final Map<TopicPartition, PartitionState<K, V, R>> assigned = new LinkedHashMap<>();
+
+  private volatile View view = new View(NO_WINDOWS, NO_STATS, Map.of());
+
+  /** The state of an assigned partition, or {@code null}. Polling thread. */
+  PartitionState<K, V, R> get(TopicPartition tp) {
+    return assigned.get(tp);
+  }
+
+  /** Whether the partition is assigned. Polling thread. */
+  boolean contains(TopicPartition tp) {
+    return assigned.containsKey(tp);
+  }
+
+  /** The assigned partitions' states, in assignment order. Polling thread. */
+  Collection<PartitionState<K, V, R>> states() {
+    return assigned.values();
+  }
+
+  /** The assigned partitions, in assignment order, as a read-only map. Polling thread. */
+  Map<TopicPartition, PartitionState<K, V, R>> byPartition() {
+    return Collections.unmodifiableMap(assigned);
+  }
+
+  /** Adds a newly assigned partition; published by the next {@link #publish}. */
+  void put(PartitionState<K, V, R> p) {
+    assigned.put(p.partition, p);
+  }
+
+  /** Removes a partition; published by the next {@link #publish}. */
+  PartitionState<K, V, R> remove(TopicPartition tp) {
+    return assigned.remove(tp);
+  }
+
+  /** How many partitions are assigned. Polling thread. */
+  int size() {
+    return assigned.size();
+  }
+
+  /**
+   * Publishes the current partitions for other threads, adding {@code retiring} (the counters of
+   * the partitions just removed) to those already retired.
+   */
+  void publish(WindowStats retiring) {
+    EventTimeWindows<?, ?, ?>[] windows = new EventTimeWindows<?, ?, ?>[assigned.size()];
+    int i = 0;
+    for (PartitionState<K, V, R> p : assigned.values()) {
+      windows[i++] = p.windows;
+    }
+    Map<TopicPartition, PartitionState<?, ?, ?>> partitions = new LinkedHashMap<>(assigned);
+    view = // one volatile write: readers see the partitions and the counters together
+        new View(windows, sum(view.retired(), retiring), Collections.unmodifiableMap(partitions));
+  }
+
+  /** The last published snapshot. Any thread. */
+  View view() {
+    return view;
+  }
+
+  /** The counters that survive a partition's departure: the totals, not the open windows. */
+  static WindowStats sum(WindowStats r, WindowStats s) {
+    return new WindowStats(
+        r.accepted() + s.accepted(),
+        r.late() + s.late(),
+        r.futureEvents() + s.futureEvents(),
+        0,
+        0,
+        r.finalizedWindows() + s.finalizedWindows(),
+        0);
+  }
+}

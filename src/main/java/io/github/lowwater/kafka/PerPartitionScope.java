@@ -1,0 +1,154 @@
+package io.github.lowwater.kafka;
+
+import io.github.lowwater.CachedClock;
+import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.window.EventTimeWindows;
+import io.github.lowwater.window.WindowResult;
+import io.github.lowwater.window.WindowStats;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * {@link ResultScope#PER_PARTITION}: each partition has windows of its own, seeded from its own
+ * checkpoint, closed on its own watermark, advanced by its own quiet-period rule, and dropped with
+ * it on revocation; the instance's readings are sums and minimums over the partitions. See {@link
+ * WindowScope}.
+ *
+ * @param <K> the window key type
+ * @param <V> the value type
+ * @param <R> the result type
+ */
+final class PerPartitionScope<K, V, R> extends WindowScope<K, V, R> {
+
+  private final KafkaSettings<? super V, R> settings;
+  private final CachedClock clock;
+  private final RecordAdmission<K, V, R> admission;
+  private final ResultDrain<K, V, R> drain = new ResultDrain<>();
+
+  PerPartitionScope(
+      KafkaSettings<? super V, R> settings, CachedClock clock, RecordAdmission<K, V, R> admission) {
+    this.settings = settings;
+    this.clock = clock;
+    this.admission = admission;
+  }
+
+  @Override
+  PartitionState<K, V, R> newPartition(TopicPartition tp, long nowNanos) {
+    return new PartitionState<>(
+        tp,
+        settings.<K, V>newWindows(clock, admission.sessionLateFlag),
+        new QuietAdvance(
+            settings.quietAdvanceAfterNanos(), settings.quietAdvanceMaxLagMillis(), tp, nowNanos));
+  }
+
+  @Override
+  void restored(PartitionState<K, V, R> p, Checkpoint checkpoint) {
+    // A hopping record re-read may fall into written windows and open ones: only the open ones
+    // may be emitted again.
+    p.windows.markWritten(checkpoint.writtenThroughMillis());
+    if (checkpoint.watermarkMillis() != WatermarkTracker.NO_WATERMARK) {
+      p.windows.seedWatermark(checkpoint.watermarkMillis());
+    }
+  }
+
+  @Override
+  WindowStats revoked(PartitionState<K, V, R> p) {
+    drain.dropUnreturned(p.partition);
+    return p.windows.stats(); // its windows go; its counters stay in the instance's sums
+  }
+
+  @Override
+  void finishPartition(PartitionState<K, V, R> p) {
+    p.windows.finish();
+  }
+
+  @Override
+  void activity(PartitionState<K, V, R> p, long nowNanos) {
+    p.quiet.activity(nowNanos);
+  }
+
+  @Override
+  void afterPoll(
+      PartitionTable<K, V, R> table, Set<TopicPartition> paused, long nowNanos, long wall) {
+    for (PartitionState<K, V, R> p : table.states()) {
+      p.windows.refresh(); // a silent partition goes idle: its gauges say so
+      if (!paused.contains(p.partition)
+          && !p.behindPreviousOwner() // records it has not received yet exist: not quiet
+          && p.quiet.due(nowNanos, p.windows.watermark(), wall)) {
+        advance(p.windows, wall);
+      }
+    }
+  }
+
+  @Override
+  List<WindowResult<K, R>> take(Collection<PartitionState<K, V, R>> partitions) {
+    return drain.take(partitions);
+  }
+
+  @Override
+  int drain(
+      Collection<PartitionState<K, V, R>> partitions,
+      PartitionResultVisitor<? super K, ? super R> visitor) {
+    return drain.drain(partitions, visitor);
+  }
+
+  @Override
+  long seedWatermark(long newestWrittenWindowEndMillis) {
+    throw new IllegalStateException(
+        "seedWatermark is for resultScope(MERGED): per-partition windows seed each partition"
+            + " from the checkpoint committed with its offset");
+  }
+
+  @Override
+  EventTimeWindows<K, V, R> windows() {
+    throw new IllegalStateException(
+        "windows() is for resultScope(MERGED): in PER_PARTITION each partition has its own");
+  }
+
+  /** The minimum of the partitions' watermarks; none while one has none, or none is assigned. */
+  @Override
+  long watermark(PartitionTable.View view) {
+    EventTimeWindows<?, ?, ?>[] all = view.windows();
+    if (all.length == 0) {
+      return WatermarkTracker.NO_WATERMARK;
+    }
+    long min = Long.MAX_VALUE;
+    for (EventTimeWindows<?, ?, ?> w : all) {
+      min = Math.min(min, w.watermark());
+    }
+    return min;
+  }
+
+  @Override
+  WindowStats stats(PartitionTable.View view) {
+    WindowStats r = view.retired();
+    long accepted = r.accepted();
+    long late = r.late();
+    long future = r.futureEvents();
+    long openWindows = 0;
+    long openEntries = 0;
+    long finalized = r.finalizedWindows();
+    for (EventTimeWindows<?, ?, ?> w : view.windows()) {
+      WindowStats s = w.stats();
+      accepted += s.accepted();
+      late += s.late();
+      future += s.futureEvents();
+      openWindows += s.openWindows();
+      openEntries += s.openEntries();
+      finalized += s.finalizedWindows();
+    }
+    return new WindowStats(
+        accepted, late, future, openWindows, openEntries, finalized, watermark(view));
+  }
+
+  @Override
+  int activePartitionCount(PartitionTable.View view) {
+    int active = 0;
+    for (EventTimeWindows<?, ?, ?> w : view.windows()) {
+      active += w.activeSources(); // one source per partition's windows: 0 or 1
+    }
+    return active;
+  }
+}
