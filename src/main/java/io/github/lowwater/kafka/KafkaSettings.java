@@ -1,10 +1,8 @@
 package io.github.lowwater.kafka;
 
 import io.github.lowwater.Clock;
-import io.github.lowwater.WatermarkStrategy;
 import io.github.lowwater.window.Aggregator;
 import io.github.lowwater.window.EventTimeWindows;
-import io.github.lowwater.window.FutureEventPolicy;
 import io.github.lowwater.window.HoppingWindows;
 import io.github.lowwater.window.LateEventHandler;
 import io.github.lowwater.window.SessionWindows;
@@ -17,9 +15,10 @@ import org.apache.kafka.clients.consumer.Consumer;
  * What {@link KafkaWindows.Builder#build()} fixed, copied out of the builder: a builder changed
  * after {@code build()} changes nothing in the driver it built, partitions assigned later included.
  * Immutable; the options left unset are {@code null} (or a negative sentinel) and take the core's
- * defaults when each partition's windows are built. {@code size} is null for session windows, and
- * {@code gap} (with its optional {@code maxSessionSpan}) for the others; {@code advance} is null
- * for tumbling windows.
+ * defaults when each partition's windows are built. {@code options} holds the event-time options (a
+ * copy), {@code clock} the caller's clock or {@code null}. {@code size} is null for session
+ * windows, and {@code gap} (with its optional {@code maxSessionSpan}) for the others; {@code
+ * advance} is null for tumbling windows.
  *
  * @param <V> the value type
  * @param <R> the result type
@@ -30,12 +29,8 @@ record KafkaSettings<V, R>(
     Duration gap,
     Duration maxSessionSpan,
     Aggregator<? super V, ?, R> aggregator,
-    Duration allowedLateness,
-    Duration idleTimeout,
+    FrozenOptions options,
     Clock clock,
-    WatermarkStrategy strategy,
-    Duration maxFutureSkew,
-    FutureEventPolicy futureEventPolicy,
     LateRecordHandler lateRecordHandler,
     ResultScope scope,
     long groupWatermarkIntervalNanos,
@@ -70,22 +65,6 @@ record KafkaSettings<V, R>(
 
   /** Applies the options that were set to a kind's builder; the others keep the core's defaults. */
   private <B extends WindowOptions<V, R, B>> B configure(B wb, Clock cachedClock) {
-    wb.clock(cachedClock);
-    if (allowedLateness != null) {
-      wb.allowedLateness(allowedLateness);
-    }
-    if (idleTimeout != null) {
-      wb.idleTimeout(idleTimeout);
-    }
-    if (strategy != null) {
-      wb.strategy(strategy);
-    }
-    if (maxFutureSkew != null) {
-      wb.maxFutureSkew(maxFutureSkew);
-    }
-    if (futureEventPolicy != null) {
-      wb.futureEventPolicy(futureEventPolicy);
-    }
-    return wb;
+    return options.applyTo(wb).clock(cachedClock);
   }
 }

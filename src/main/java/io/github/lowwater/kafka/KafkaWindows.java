@@ -7,6 +7,7 @@ import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.Checks;
 import io.github.lowwater.internal.TimeMath;
 import io.github.lowwater.window.Aggregator;
+import io.github.lowwater.window.EventTimeOptions;
 import io.github.lowwater.window.EventTimeWindows;
 import io.github.lowwater.window.FutureEventPolicy;
 import io.github.lowwater.window.HoppingWindows;
@@ -732,26 +733,31 @@ public final class KafkaWindows<K, V, R> {
   }
 
   /**
-   * Configures {@link KafkaWindows}. Every option is optional and may be set at most once: setting
-   * one twice throws {@link IllegalStateException}. A rejected call leaves the builder unchanged.
-   * Not thread-safe.
+   * Configures {@link KafkaWindows}. Every option is optional, except the {@link #consumer
+   * consumer}, and may be set at most once: setting one twice throws {@link IllegalStateException}.
+   * A rejected call leaves the builder unchanged. Not thread-safe.
+   *
+   * <p>The event-time options are those of every window kind ({@link EventTimeOptions}) and apply
+   * to each partition's windows ({@code PER_PARTITION}) or to the shared ones ({@code MERGED}): the
+   * allowed lateness, the idle timeout of a partition, the clock (read once per poll through a
+   * {@link CachedClock}), the watermark strategy (with {@link WatermarkStrategy#PUNCTUATED}, only
+   * marker records move the watermark: the mapper declares them with {@link
+   * RecordMapper.Output#punctuate}), and the future-timestamp guard: with {@link
+   * #maxFutureSkew(Duration)}, a record more than that ahead of the wall clock does not move its
+   * partition's frontier (one device with a fast clock cannot make the in-order records after it
+   * late), is counted ({@code lowwater.events.future}), and is handled by the {@link
+   * #futureEventPolicy(FutureEventPolicy) policy}.
    *
    * @param <V> the value type
    * @param <R> the result type
    */
-  public static final class Builder<V, R> {
+  public static final class Builder<V, R> extends EventTimeOptions<Builder<V, R>> {
     private final Duration size;
     private final Duration gap;
     private final Aggregator<? super V, ?, R> aggregator;
 
     private Duration advance;
     private Duration maxSessionSpan;
-    private Duration allowedLateness;
-    private Duration idleTimeout;
-    private Clock clock;
-    private WatermarkStrategy strategy;
-    private Duration maxFutureSkew;
-    private FutureEventPolicy futureEventPolicy;
     private LateRecordHandler lateRecordHandler;
     private ResultScope resultScope;
     private long groupWatermarkIntervalNanos = -1;
@@ -792,112 +798,6 @@ public final class KafkaWindows<K, V, R> {
       Checks.requireUnset(maxSessionSpan == null, "maxSessionSpan", maxSessionSpan);
       SessionWindows.builder(gap, aggregator).maxSessionSpan(span); // the core's rules
       maxSessionSpan = span;
-      return this;
-    }
-
-    /**
-     * Sets the allowed lateness. Default 120 seconds.
-     *
-     * @param allowedLateness the allowed lateness, {@code >= 0}
-     * @return this builder
-     * @throws NullPointerException if {@code allowedLateness} is null
-     * @throws IllegalArgumentException if {@code allowedLateness} is negative
-     * @throws IllegalStateException if the allowed lateness was already set
-     */
-    public Builder<V, R> allowedLateness(Duration allowedLateness) {
-      Checks.requireNonNegative(allowedLateness, "allowedLateness");
-      Checks.requireUnset(this.allowedLateness == null, "allowedLateness", this.allowedLateness);
-      this.allowedLateness = allowedLateness;
-      return this;
-    }
-
-    /**
-     * Sets the idle timeout, after which a silent (and not paused) partition stops holding the
-     * watermark. Default 120 seconds.
-     *
-     * @param idleTimeout the idle timeout, {@code > 0}
-     * @return this builder
-     * @throws NullPointerException if {@code idleTimeout} is null
-     * @throws IllegalArgumentException if {@code idleTimeout} is zero or negative
-     * @throws IllegalStateException if the idle timeout was already set
-     */
-    public Builder<V, R> idleTimeout(Duration idleTimeout) {
-      Checks.requirePositive(idleTimeout, "idleTimeout");
-      Checks.requireUnset(this.idleTimeout == null, "idleTimeout", this.idleTimeout);
-      this.idleTimeout = idleTimeout;
-      return this;
-    }
-
-    /**
-     * Sets the clock; it is read once per poll through a {@link CachedClock}. Default {@link
-     * Clock#system()}. Tests pass a {@link io.github.lowwater.ManualClock}.
-     *
-     * @param clock the clock
-     * @return this builder
-     * @throws NullPointerException if {@code clock} is null
-     * @throws IllegalStateException if the clock was already set
-     */
-    public Builder<V, R> clock(Clock clock) {
-      Objects.requireNonNull(clock, "clock");
-      Checks.requireUnset(this.clock == null, "clock", this.clock);
-      this.clock = clock;
-      return this;
-    }
-
-    /**
-     * Sets the watermark strategy of every partition's windows; see {@link
-     * TumblingWindows.Builder#strategy}. Default {@link
-     * WatermarkStrategy#BOUNDED_OUT_OF_ORDERNESS}. With {@link WatermarkStrategy#PUNCTUATED}, only
-     * marker records move the watermark: the mapper declares them with {@link
-     * RecordMapper.Output#punctuate}.
-     *
-     * @param strategy the strategy
-     * @return this builder
-     * @throws NullPointerException if {@code strategy} is null
-     * @throws IllegalStateException if the strategy was already set
-     */
-    public Builder<V, R> strategy(WatermarkStrategy strategy) {
-      Objects.requireNonNull(strategy, "strategy");
-      Checks.requireUnset(this.strategy == null, "strategy", this.strategy);
-      this.strategy = strategy;
-      return this;
-    }
-
-    /**
-     * Turns on the future-timestamp guard of every partition's windows; see {@link
-     * TumblingWindows.Builder#maxFutureSkew}: a record more than {@code maxFutureSkew} ahead of the
-     * wall clock does not move its partition's frontier (one device with a fast clock cannot make
-     * the in-order records after it late), is counted ({@code lowwater.events.future}), and is
-     * handled by the {@link #futureEventPolicy policy}. Off by default.
-     *
-     * @param maxFutureSkew how far ahead of the wall clock a record may be, {@code >= 0}
-     * @return this builder
-     * @throws NullPointerException if {@code maxFutureSkew} is null
-     * @throws IllegalArgumentException if {@code maxFutureSkew} is negative
-     * @throws IllegalStateException if the guard was already set
-     */
-    public Builder<V, R> maxFutureSkew(Duration maxFutureSkew) {
-      Checks.requireNonNegative(maxFutureSkew, "maxFutureSkew");
-      Checks.requireUnset(this.maxFutureSkew == null, "maxFutureSkew", this.maxFutureSkew);
-      this.maxFutureSkew = maxFutureSkew;
-      return this;
-    }
-
-    /**
-     * Sets what happens to a record beyond the future-timestamp guard; see {@link
-     * TumblingWindows.Builder#futureEventPolicy}. Default {@link FutureEventPolicy#ACCEPT}. Has no
-     * effect without {@link #maxFutureSkew(Duration)}.
-     *
-     * @param futureEventPolicy the policy
-     * @return this builder
-     * @throws NullPointerException if {@code futureEventPolicy} is null
-     * @throws IllegalStateException if the policy was already set
-     */
-    public Builder<V, R> futureEventPolicy(FutureEventPolicy futureEventPolicy) {
-      Objects.requireNonNull(futureEventPolicy, "futureEventPolicy");
-      Checks.requireUnset(
-          this.futureEventPolicy == null, "futureEventPolicy", this.futureEventPolicy);
-      this.futureEventPolicy = futureEventPolicy;
       return this;
     }
 
@@ -1114,12 +1014,8 @@ public final class KafkaWindows<K, V, R> {
               gap,
               maxSessionSpan,
               aggregator,
-              allowedLateness,
-              idleTimeout,
-              clock,
-              strategy,
-              maxFutureSkew,
-              futureEventPolicy,
+              copyOptionsTo(new FrozenOptions()),
+              configuredClock(),
               lateRecordHandler,
               resultScope(),
               groupWatermarkIntervalNanos(),

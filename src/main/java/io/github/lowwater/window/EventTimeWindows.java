@@ -71,10 +71,9 @@ public abstract class EventTimeWindows<K, V, R> {
     this.aggregator = (Aggregator<? super V, Object, R>) options.aggregator;
     this.longFold = aggregator instanceof LongFold ? (LongFold) aggregator : null;
     // Windows close when the watermark rises, in the call that raised it, before its timers fire.
-    this.tracker = options.tracker.build(watermark -> closeReady(watermark));
+    this.tracker = options.trackerBuilder().build(watermark -> closeReady(watermark));
     this.latePath = new LatePath<>((LateEventHandler<? super V>) options.lateEventHandler);
-    this.futureEventPolicy =
-        options.futureEventPolicy == null ? FutureEventPolicy.ACCEPT : options.futureEventPolicy;
+    this.futureEventPolicy = options.futureEventPolicyOrDefault();
   }
 
   // The kind: which windows an event belongs to, and what closing them means.

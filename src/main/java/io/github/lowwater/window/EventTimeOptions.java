@@ -1,0 +1,209 @@
+package io.github.lowwater.window;
+
+import io.github.lowwater.Clock;
+import io.github.lowwater.WatermarkStrategy;
+import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.internal.Checks;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The event-time options that every builder of windows shares: the allowed lateness, the idle
+ * timeout, the clock, the watermark strategy and the future-timestamp guard, checked and documented
+ * once. The window kinds' builders extend it through {@link WindowOptions}, and so does {@code
+ * KafkaWindows.Builder}, which hands these options to each partition's windows. Every option is
+ * optional and may be set at most once: setting one twice throws {@link IllegalStateException}. A
+ * rejected call leaves the builder unchanged. Not thread-safe.
+ *
+ * <p>Not meant to be extended outside Lowwater: the constructor is protected only so that the Kafka
+ * integration, in its own package, can share it.
+ *
+ * @param <B> the concrete builder, returned by every setter
+ */
+public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
+
+  private Duration allowedLateness;
+  private Duration idleTimeout;
+  private Clock clock;
+  private WatermarkStrategy strategy;
+  private Duration maxFutureSkew;
+  private FutureEventPolicy futureEventPolicy;
+
+  /** For Lowwater's own builders. */
+  protected EventTimeOptions() {}
+
+  @SuppressWarnings("unchecked") // B is the concrete builder by construction
+  private B self() {
+    return (B) this;
+  }
+
+  /**
+   * Sets the allowed lateness: the watermark is the minimum over the active sources of their
+   * frontier minus it; see {@link WatermarkTracker.Builder#allowedLateness(Duration)}. Default 120
+   * seconds.
+   *
+   * @param allowedLateness the allowed lateness, {@code >= 0}
+   * @return this builder
+   * @throws NullPointerException if {@code allowedLateness} is null
+   * @throws IllegalArgumentException if {@code allowedLateness} is negative
+   * @throws IllegalStateException if the allowed lateness was already set
+   */
+  public B allowedLateness(Duration allowedLateness) {
+    Checks.requireNonNegative(allowedLateness, "allowedLateness");
+    Checks.requireUnset(this.allowedLateness == null, "allowedLateness", this.allowedLateness);
+    this.allowedLateness = allowedLateness;
+    return self();
+  }
+
+  /**
+   * Sets the idle timeout, after which a silent source (a partition, in Kafka) that is not paused
+   * stops holding the watermark; see {@link WatermarkTracker.Builder#idleTimeout(Duration)}.
+   * Default 120 seconds.
+   *
+   * @param idleTimeout the idle timeout, {@code > 0}
+   * @return this builder
+   * @throws NullPointerException if {@code idleTimeout} is null
+   * @throws IllegalArgumentException if {@code idleTimeout} is zero or negative
+   * @throws IllegalStateException if the idle timeout was already set
+   */
+  public B idleTimeout(Duration idleTimeout) {
+    Checks.requirePositive(idleTimeout, "idleTimeout");
+    Checks.requireUnset(this.idleTimeout == null, "idleTimeout", this.idleTimeout);
+    this.idleTimeout = idleTimeout;
+    return self();
+  }
+
+  /**
+   * Sets the clock. Default {@link Clock#system()}. Tests pass a {@link
+   * io.github.lowwater.ManualClock}.
+   *
+   * @param clock the clock
+   * @return this builder
+   * @throws NullPointerException if {@code clock} is null
+   * @throws IllegalStateException if the clock was already set
+   */
+  public B clock(Clock clock) {
+    Objects.requireNonNull(clock, "clock");
+    Checks.requireUnset(this.clock == null, "clock", this.clock);
+    this.clock = clock;
+    return self();
+  }
+
+  /**
+   * Sets how events move a source's contribution to the watermark; see {@link
+   * WatermarkTracker.Builder#strategy}. Default {@link WatermarkStrategy#BOUNDED_OUT_OF_ORDERNESS}.
+   *
+   * @param strategy the strategy
+   * @return this builder
+   * @throws NullPointerException if {@code strategy} is null
+   * @throws IllegalStateException if the strategy was already set
+   */
+  public B strategy(WatermarkStrategy strategy) {
+    Objects.requireNonNull(strategy, "strategy");
+    Checks.requireUnset(this.strategy == null, "strategy", this.strategy);
+    this.strategy = strategy;
+    return self();
+  }
+
+  /**
+   * Turns on the future-timestamp guard: an event more than {@code maxFutureSkew} ahead of the
+   * clock's wall time does not move its source's frontier (one device with a fast clock cannot make
+   * the in-order events after it late), is counted ({@code lowwater.events.future}), and is handled
+   * by the {@link #futureEventPolicy(FutureEventPolicy) policy}. Off by default; costs one
+   * wall-clock read per event when on (use a {@link io.github.lowwater.CachedClock}).
+   *
+   * @param maxFutureSkew how far ahead of the wall clock an event may be, {@code >= 0}
+   * @return this builder
+   * @throws NullPointerException if {@code maxFutureSkew} is null
+   * @throws IllegalArgumentException if {@code maxFutureSkew} is negative
+   * @throws IllegalStateException if the guard was already set
+   */
+  public B maxFutureSkew(Duration maxFutureSkew) {
+    Checks.requireNonNegative(maxFutureSkew, "maxFutureSkew");
+    Checks.requireUnset(this.maxFutureSkew == null, "maxFutureSkew", this.maxFutureSkew);
+    this.maxFutureSkew = maxFutureSkew;
+    return self();
+  }
+
+  /**
+   * Sets what happens to an event beyond the future-timestamp guard. Default {@link
+   * FutureEventPolicy#ACCEPT}. Has no effect without {@link #maxFutureSkew(Duration)}.
+   *
+   * @param futureEventPolicy the policy
+   * @return this builder
+   * @throws NullPointerException if {@code futureEventPolicy} is null
+   * @throws IllegalStateException if the policy was already set
+   */
+  public B futureEventPolicy(FutureEventPolicy futureEventPolicy) {
+    Objects.requireNonNull(futureEventPolicy, "futureEventPolicy");
+    Checks.requireUnset(
+        this.futureEventPolicy == null, "futureEventPolicy", this.futureEventPolicy);
+    this.futureEventPolicy = futureEventPolicy;
+    return self();
+  }
+
+  /**
+   * The clock that was set, or {@code null}: for a builder that wraps it (the Kafka driver reads it
+   * once per poll through a {@link io.github.lowwater.CachedClock}).
+   *
+   * @return the clock, or {@code null} when not set
+   */
+  protected final Clock configuredClock() {
+    return clock;
+  }
+
+  /**
+   * Sets on {@code target} every option set here, except the clock (the caller's to wrap): how a
+   * builder hands its options to the windows it configures. {@code target}'s own options must not
+   * be set yet.
+   *
+   * @param target a fresh builder
+   * @param <T> its type
+   * @return {@code target}
+   * @throws IllegalStateException if an option set here is already set on {@code target}
+   */
+  protected final <T extends EventTimeOptions<T>> T copyOptionsTo(T target) {
+    if (allowedLateness != null) {
+      target.allowedLateness(allowedLateness);
+    }
+    if (idleTimeout != null) {
+      target.idleTimeout(idleTimeout);
+    }
+    if (strategy != null) {
+      target.strategy(strategy);
+    }
+    if (maxFutureSkew != null) {
+      target.maxFutureSkew(maxFutureSkew);
+    }
+    if (futureEventPolicy != null) {
+      target.futureEventPolicy(futureEventPolicy);
+    }
+    return target;
+  }
+
+  /** A new tracker builder with these options, the clock included; the core's defaults else. */
+  final WatermarkTracker.Builder trackerBuilder() {
+    WatermarkTracker.Builder b = WatermarkTracker.builder();
+    if (allowedLateness != null) {
+      b.allowedLateness(allowedLateness);
+    }
+    if (idleTimeout != null) {
+      b.idleTimeout(idleTimeout);
+    }
+    if (clock != null) {
+      b.clock(clock);
+    }
+    if (strategy != null) {
+      b.strategy(strategy);
+    }
+    if (maxFutureSkew != null) {
+      b.maxFutureSkew(maxFutureSkew);
+    }
+    return b;
+  }
+
+  /** The future-event policy, {@link FutureEventPolicy#ACCEPT} when not set. */
+  final FutureEventPolicy futureEventPolicyOrDefault() {
+    return futureEventPolicy == null ? FutureEventPolicy.ACCEPT : futureEventPolicy;
+  }
+}
