@@ -40,11 +40,14 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * {@link KafkaWindows} in {@link ResultScope#PER_PARTITION} stays exact while its consumer group
- * changes, on the real in-process broker, with the classic protocol (cooperative sticky assignor)
- * and with the consumer protocol of KIP-848.
+ * changes, on the real in-process broker: tumbling, hopping and session windows, each with the
+ * classic protocol (cooperative sticky assignor) and with the consumer protocol of KIP-848 (see
+ * {@link Protocol}).
  *
  * <p>A 12-partition topic holds a skewed backlog (partitions 0-3 hold 90 min of history, 4-7 30
  * min, 8-11 8 min, all ending a minute ago; a quarter of the records up to a minute out of order)
@@ -80,6 +83,11 @@ import org.junit.jupiter.api.Test;
  * crash, which all happen while windows are being finalized; the group of the full restart is not
  * paced and drains the rest at full speed. A commit refused because the group is rebalancing is
  * counted and the loop goes on (the next commit covers at least as much).
+ *
+ * <p>The six runs execute side by side ({@code @Execution(CONCURRENT)}, enabled by {@code
+ * junit-platform.properties}, where every other test stays sequential): they mostly wait on the
+ * broker, and each has its own topic and group (named after the run), H2 database, producer, live
+ * traffic and instance threads; the only state they share is the broker.
  */
 class KafkaWindowsGroupTest {
 
@@ -114,58 +122,60 @@ class KafkaWindowsGroupTest {
   }
 
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
   void classicCooperativeGroupWritesExactlyTheTruthThroughScalingRestartsAndACrash()
       throws Exception {
-    new GroupRun(
-            "group-classic",
-            Map.of(
-                "group.protocol", "classic",
-                "partition.assignment.strategy",
-                    "org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
-                "session.timeout.ms", "6000",
-                "heartbeat.interval.ms", "1000"),
-            Crash.CLOSE_REMAINING_IN_GROUP,
-            Drain.POLL_FINALIZED)
-        .runAndVerify();
+    new GroupRun("group-classic", Protocol.CLASSIC).runAndVerify();
   }
 
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
   void kip848GroupWritesExactlyTheTruthThroughScalingRestartsAndACrash() throws Exception {
-    // The session timeout (6 s) and the heartbeat interval are broker settings for this protocol.
-    // The dead instance is frozen rather than closed (see Crash.FREEZE), and the poll timer that
-    // then takes it out of the group is 6 s, as the session timeout.
-    new GroupRun(
-            "group-kip848",
-            Map.of("group.protocol", "consumer", "max.poll.interval.ms", "6000"),
-            Crash.FREEZE,
-            Drain.DRAIN_FINALIZED)
-        .runAndVerify();
+    new GroupRun("group-kip848", Protocol.KIP848).runAndVerify();
   }
 
   @Test
+  @Execution(ExecutionMode.CONCURRENT)
   void hoppingWindowsInAGroupWriteExactlyTheTruthThroughScalingRestartsAndACrash()
       throws Exception {
-    // Five-minute windows every minute: each record in five rows, panes of one minute.
-    new GroupRun(
-            "group-hopping",
-            Map.of("group.protocol", "consumer", "max.poll.interval.ms", "6000"),
-            Crash.FREEZE,
-            Drain.DRAIN_FINALIZED)
+    hoppingRun(Protocol.KIP848);
+  }
+
+  @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  void classicHoppingWindowsInAGroupWriteExactlyTheTruthThroughScalingRestartsAndACrash()
+      throws Exception {
+    hoppingRun(Protocol.CLASSIC);
+  }
+
+  @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  void sessionWindowsInAGroupWriteExactlyTheTruthThroughScalingRestartsAndACrash()
+      throws Exception {
+    sessionRun(Protocol.KIP848);
+  }
+
+  @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  void classicSessionWindowsInAGroupWriteExactlyTheTruthThroughScalingRestartsAndACrash()
+      throws Exception {
+    sessionRun(Protocol.CLASSIC);
+  }
+
+  /** Five-minute windows every minute: each record in five rows, panes of one minute. */
+  static void hoppingRun(Protocol protocol) throws Exception {
+    new GroupRun("group-hopping-" + protocol.id, protocol)
         .hopping(Duration.ofMinutes(1))
         .runAndVerify();
   }
 
-  @Test
-  void sessionWindowsInAGroupWriteExactlyTheTruthThroughScalingRestartsAndACrash()
-      throws Exception {
-    // A key's records of a partition come about every 7 s, up to a minute out of order: with an
-    // 8 s gap, sessions merge often and end now and then; the live traffic never stops, so the
-    // 5-minute span cuts them too.
-    new GroupRun(
-            "group-sessions",
-            Map.of("group.protocol", "consumer", "max.poll.interval.ms", "6000"),
-            Crash.FREEZE,
-            Drain.DRAIN_FINALIZED)
+  /**
+   * A key's records of a partition come about every 7 s, up to a minute out of order: with an 8 s
+   * gap, sessions merge often and end now and then; the live traffic never stops, so the 5-minute
+   * span cuts them too.
+   */
+  static void sessionRun(Protocol protocol) throws Exception {
+    new GroupRun("group-sessions-" + protocol.id, protocol)
         .sessions(Duration.ofSeconds(8), Duration.ofMinutes(5))
         .runAndVerify();
   }
@@ -222,6 +232,48 @@ class KafkaWindowsGroupTest {
   }
 
   // ---------------------------------------------------------------------------------------------
+
+  /**
+   * A group protocol with the client settings, the crash and the drain of its runs. Each protocol
+   * takes its results through its own drain, so that both drains meet every kind of window.
+   */
+  enum Protocol {
+    /** The classic protocol with the cooperative sticky assignor; the notes' session timeouts. */
+    CLASSIC(
+        "classic",
+        Map.of(
+            "group.protocol", "classic",
+            "partition.assignment.strategy",
+                "org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
+            "session.timeout.ms", "6000",
+            "heartbeat.interval.ms", "1000"),
+        Crash.CLOSE_REMAINING_IN_GROUP,
+        Drain.POLL_FINALIZED),
+    /**
+     * KIP-848: the session timeout (6 s) and the heartbeat interval are broker settings for this
+     * protocol. The dead instance is frozen rather than closed (see {@link Crash#FREEZE}), and the
+     * poll timer that then takes it out of the group is 6 s, as the session timeout.
+     */
+    KIP848(
+        "kip848",
+        Map.of("group.protocol", "consumer", "max.poll.interval.ms", "6000"),
+        Crash.FREEZE,
+        Drain.DRAIN_FINALIZED);
+
+    /** In the names of the topic and the group. */
+    final String id;
+
+    final Map<String, String> clientConfig;
+    final Crash crash;
+    final Drain drain;
+
+    Protocol(String id, Map<String, String> clientConfig, Crash crash, Drain drain) {
+      this.id = id;
+      this.clientConfig = clientConfig;
+      this.crash = crash;
+      this.drain = drain;
+    }
+  }
 
   /** How an instance takes its results: each run uses one of the two drains. */
   enum Drain {
@@ -322,16 +374,17 @@ class KafkaWindowsGroupTest {
       return this;
     }
 
-    GroupRun(String name, Map<String, String> protocolConfig, Crash crash, Drain drain) {
+    GroupRun(String name, Protocol protocol) {
       this.topic = name;
       this.group = name;
-      this.protocolConfig = protocolConfig;
-      this.crash = crash;
-      this.drain = drain;
+      this.protocolConfig = protocol.clientConfig;
+      this.crash = protocol.crash;
+      this.drain = protocol.drain;
     }
 
     void runAndVerify() throws Exception {
       broker.createTopic(topic, PARTITIONS);
+      stage("topic");
       try (H2Sink sink = new H2Sink();
           Admin admin = broker.admin();
           KafkaProducer<String, String> producer = producer()) {
@@ -340,6 +393,7 @@ class KafkaWindowsGroupTest {
         this.producer = producer;
         try {
           produceBacklog();
+          stage("backlog");
           startLive();
           schedule();
         } finally {
