@@ -222,10 +222,11 @@ public final class KafkaWindows<K, V, R> {
 
   /**
    * Returns a builder for session windows of the given gap folded with the given aggregator: per
-   * (partition, key), a session is {@code [first, last + gap)} of events less than {@code gap}
-   * apart ({@link SessionWindows}). {@link ResultScope#PER_PARTITION} only. The committed offset
-   * never passes the oldest record of a session not yet returned; set {@link
-   * Builder#maxSessionSpan} when a key may never be silent for a gap.
+   * (partition, key) in {@link ResultScope#PER_PARTITION}, per key over the instance's partitions
+   * in {@link ResultScope#MERGED}, a session is {@code [first, last + gap)} of events less than
+   * {@code gap} apart ({@link SessionWindows}). The committed offset never passes the oldest record
+   * of a session not yet returned; set {@link Builder#maxSessionSpan} when a key may never be
+   * silent for a gap.
    *
    * @param gap the gap that ends a session, at least one millisecond
    * @param aggregator folds the values of one key, and {@linkplain Aggregator#merge merges} the
@@ -976,9 +977,9 @@ public final class KafkaWindows<K, V, R> {
      * @param <W> the value type: the builder's, or a subtype (a {@code count()} counts any values);
      *     both are inferred from the assignment, {@code count()} included
      * @return a new driver
-     * @throws IllegalStateException if the {@link #consumer consumer} is not set, {@code maxDrift}
-     *     is set with {@link ResultScope#PER_PARTITION} or shorter than the allowed lateness, or
-     *     session windows are built with {@link ResultScope#MERGED}
+     * @throws IllegalStateException if the {@link #consumer consumer} is not set, or {@code
+     *     maxDrift} is set with {@link ResultScope#PER_PARTITION} or shorter than the allowed
+     *     lateness
      * @throws IllegalArgumentException if the windows are {@link #hopping hopping} or {@link
      *     KafkaWindows#sessions sessions} and the aggregator does not implement {@link
      *     Aggregator#merge}
@@ -989,12 +990,6 @@ public final class KafkaWindows<K, V, R> {
       }
       if (gap != null) {
         SessionWindows.builder(gap, aggregator).build(); // refuses a non-merging one
-        if (resultScope() == ResultScope.MERGED) {
-          throw new IllegalStateException(
-              "session windows are PER_PARTITION only: resultScope(MERGED) is not available for"
-                  + " KafkaWindows.sessions (sessions per key over every partition: use"
-                  + " SessionWindows directly)");
-        }
       }
       if (consumer == null) {
         throw new IllegalStateException(

@@ -2,6 +2,7 @@ package io.github.lowwater.kafka;
 
 import io.github.lowwater.CachedClock;
 import io.github.lowwater.window.EventTimeWindows;
+import io.github.lowwater.window.SessionWindows;
 import io.github.lowwater.window.WindowResult;
 import io.github.lowwater.window.WindowStats;
 import java.util.Collection;
@@ -169,17 +170,23 @@ final class MergedScope<K, V, R> extends WindowScope<K, V, R> {
     }
   }
 
-  /** Every window ending by the shared watermark is returned, for every partition. */
+  /**
+   * Every window ending by the shared watermark is returned, for every partition; session windows
+   * let each partition's ledger go past the records older than every pending session.
+   */
   private void returned(Collection<PartitionState<K, V, R>> partitions) {
-    long returnedThrough = merged.watermark();
     for (PartitionState<K, V, R> p : partitions) {
-      p.returnedThroughMillis = returnedThrough;
+      p.returned();
     }
   }
 
   @Override
   long seedWatermark(long newestWrittenWindowEndMillis) {
-    return merged.seedWatermark(newestWrittenWindowEndMillis);
+    long seeded = merged.seedWatermark(newestWrittenWindowEndMillis);
+    if (merged instanceof SessionWindows) {
+      admission.mergedSessionFloorMillis = Math.max(admission.mergedSessionFloorMillis, seeded);
+    }
+    return seeded;
   }
 
   @Override

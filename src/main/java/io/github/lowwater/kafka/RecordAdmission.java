@@ -43,6 +43,14 @@ final class RecordAdmission<K, V, R> {
    */
   long mergedWrittenThroughMillis = WatermarkTracker.NO_WATERMARK;
 
+  /**
+   * {@code MERGED} sessions: the watermark the restart seeded ({@code seedWatermark}), below which
+   * every session ended and was written. A record with {@code t + gap} at or below it is late even
+   * when it would join an open session: it may be a re-read record of a written session, and
+   * joining would put it in a second row. {@code NO_WATERMARK} otherwise.
+   */
+  long mergedSessionFloorMillis = WatermarkTracker.NO_WATERMARK;
+
   volatile long redeliveredRecords;
   volatile long skippedRecords;
 
@@ -99,13 +107,7 @@ final class RecordAdmission<K, V, R> {
     boolean behind = end <= watermark;
     if (offset < p.processedBelowOffset || (!(behind && !merged) && p.redelivered(end, offset))) {
       // Already in this instance's windows (a partition it got back), or in a written window.
-      if (lateRecordHandler != null) {
-        lateRecordHandler.onLateRecord(
-            r, LateRecordHandler.Reason.REDELIVERED, t, end, p.writtenThroughMillis);
-      }
-      redeliveredRecords++;
-      p.readPast(offset);
-      p.windows.observe(p.source, t); // the watermark moves as it did the first time
+      redelivered(p, r, t, end);
       return;
     }
     long written = Math.max(p.writtenThroughMillis, mergedWrittenThroughMillis);
@@ -130,6 +132,20 @@ final class RecordAdmission<K, V, R> {
     take(p, offset, t, key, value);
   }
 
+  /**
+   * A record already in a row, or in this instance's windows: reported and counted, and otherwise
+   * only observed, so that the watermark moves as it did the first time.
+   */
+  private void redelivered(PartitionState<K, V, R> p, ConsumerRecord<?, ?> r, long t, long end) {
+    if (lateRecordHandler != null) {
+      lateRecordHandler.onLateRecord(
+          r, LateRecordHandler.Reason.REDELIVERED, t, end, p.writtenThroughMillis);
+    }
+    redeliveredRecords++;
+    p.readPast(r.offset());
+    p.windows.observe(p.source, t);
+  }
+
   /** Adds the record's event; the record counts as read once the windows have taken it. */
   private void take(PartitionState<K, V, R> p, long offset, long t, K key, V value) {
     long before = p.windows.events();
@@ -146,32 +162,45 @@ final class RecordAdmission<K, V, R> {
   }
 
   /**
-   * A record of session windows ({@code PER_PARTITION}). A session's end depends on the records
-   * after it, so no claim can decide a re-read record in advance: the windows take it again, and a
-   * session ending at or before the checkpoint's written-through end is dropped when it closes
-   * ({@code markWritten}), so it is neither written again nor written with part of its value. Only
-   * the windows can tell whether a record is late (it may join an open session), in this order:
+   * A record of session windows. A session's end depends on the records after it, so no claim can
+   * decide a re-read record in advance: the windows take it again, and a session ending at or
+   * before the checkpoint's written-through end is dropped when it closes ({@code markWritten}), so
+   * it is neither written again nor written with part of its value. Only the windows can tell
+   * whether a record is late (it may join an open session), in this order:
    *
    * <ol>
+   *   <li>below {@code processedBelowOffset} ({@code MERGED}, a partition given back): in this
+   *       instance's windows already, redelivered;
    *   <li>never read by the previous owner, {@code t + gap <= e} while this owner's watermark is
    *       still below {@code e} (a clamped seed): late, as for the previous owner, whose watermark
-   *       had passed {@code e};
-   *   <li>late by the windows' rule and below the previous owner's read position: {@code
-   *       REDELIVERED}; the previous owner wrote it in a row or handed it over as late (this owner
-   *       lacks the records before the committed offset, so it cannot tell which);
-   *   <li>late by the windows' rule otherwise: {@code LATE}.
+   *       had passed {@code e}. In {@code MERGED}, {@code e} is the largest of the restored
+   *       checkpoints', and the rule holds for every record, read before or not: no session ending
+   *       by {@code e} forms again, so none is dropped as written;
+   *   <li>{@code PER_PARTITION}: late by the windows' rule and below the previous owner's read
+   *       position: {@code REDELIVERED}; the previous owner wrote it in a row or handed it over as
+   *       late (this owner lacks the records before the committed offset, so it cannot tell which);
+   *   <li>late by the windows' rule otherwise: {@code LATE}. In {@code MERGED} a re-read record is
+   *       late only by the seed ({@code seedWatermark}), above the watermark the instance had when
+   *       it first read it: it may be in a row or in none, and it is on the late path.
    * </ol>
    */
   private <KR, VR> void session(
       PartitionState<K, V, R> p, ConsumerRecord<KR, VR> r, long t, K key, V value) {
     long offset = r.offset();
     long end = p.windows.lastWindowEnd(t); // t + gap: the end of a session it would start
+    if (offset < p.processedBelowOffset) {
+      redelivered(p, r, t, end);
+      return;
+    }
     long watermark = p.windows.watermark();
-    boolean fresh = offset >= p.readThroughOffset;
-    if (fresh && end <= p.writtenThroughMillis && watermark < p.writtenThroughMillis) {
+    // MERGED: a re-read record may be late only by the seed, which is above the watermark the
+    // instance had when it read it first; it may be in no row, so it is late, never redelivered.
+    boolean fresh = offset >= p.readThroughOffset || merged;
+    long written = Math.max(p.writtenThroughMillis, mergedWrittenThroughMillis);
+    if ((fresh && end <= written && watermark < written) || end <= mergedSessionFloorMillis) {
+      long against = Math.max(written, mergedSessionFloorMillis);
       if (lateRecordHandler != null) {
-        lateRecordHandler.onLateRecord(
-            r, LateRecordHandler.Reason.LATE, t, end, p.writtenThroughMillis);
+        lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, against);
       }
       p.readPast(offset);
       p.windows.observeLate(p.source, t);
