@@ -12,8 +12,12 @@ import java.util.function.Consumer;
  * <p>The pool: at most {@link #spareLimit} emptied windows, so that the windows opened after a
  * burst of finalized ones reuse them instead of allocating. A window is allocated only when the
  * pool is empty, so the windows held (open, waiting and spare) never outnumber the most that were
- * ever open or waiting at once. Not thread-safe; allocation-free once the pool and the scratch
- * array are large enough.
+ * ever open or waiting at once. While events keep coming, the pool keeps as many as were held at
+ * their recent peak (the most held at a drain in this epoch or the one before; an epoch ends after
+ * twice that peak of windows opened), so that a stream whose state rises and falls in cycles, such
+ * as a catch-up's laps, reuses the same windows at every peak; a drain with no event since the one
+ * before (the stream went quiet) trims the pool to what is held. Not thread-safe; allocation-free
+ * once the pool and the scratch array are large enough.
  */
 final class WindowQueue<K, R> {
 
@@ -39,6 +43,18 @@ final class WindowQueue<K, R> {
   /** Windows opened since the last drain began: none means the spare pool may shrink. */
   private int windowsOpenedSinceDrain;
 
+  /** The events counted when the last drain began: the same count means the stream went quiet. */
+  private long eventsAtDrain;
+
+  /** The most windows held (open or waiting) when a drain began, in this epoch. */
+  private long epochPeak;
+
+  /** The same, in the epoch before this one. */
+  private long previousEpochPeak;
+
+  /** Windows opened in this epoch: it ends once they reach twice the recent peak. */
+  private long openedInEpoch;
+
   /** Scratch space of the drain: the key id of each entry position of a window. */
   private int[] idsByPosition = new int[16];
 
@@ -57,6 +73,7 @@ final class WindowQueue<K, R> {
   WindowEntries open(long start, long end, int expectedKeys) {
     WindowEntries reused = spare.poll();
     windowsOpenedSinceDrain++;
+    openedInEpoch++;
     return (reused != null ? reused : new WindowEntries(primitive))
         .reset(start, end, expectedKeys, keys.idBound());
   }
@@ -158,18 +175,34 @@ final class WindowQueue<K, R> {
 
   /**
    * At the start of a drain: room for every window not yet emitted ({@code held}: open or waiting),
-   * if there are many. If no window opened since the previous drain (the stream went quiet after a
-   * burst), the pool also gives back the spare windows beyond that; while windows keep opening, it
-   * keeps them for the windows that open next, and shrinks only as they take them.
+   * if there are many, and, while events keep coming, for as many as were held at the recent peak,
+   * for the windows that open when the state grows back to it. If no window opened since the
+   * previous drain, the pool also gives back the spare windows beyond that; while windows keep
+   * opening, it keeps them for the windows that open next, and shrinks only as they take them. A
+   * drain with no event since the previous one (the stream went quiet after a burst) forgets the
+   * peak: the pool keeps room for the windows held only.
    */
   void sizeSparePool(long held) {
-    spareLimit = (int) Math.max(SPARE_WINDOWS, held);
+    long events = counters.events();
+    if (events == eventsAtDrain) {
+      previousEpochPeak = 0; // quiet: nothing is coming to reuse what the peak needed
+      epochPeak = 0;
+    }
+    eventsAtDrain = events;
+    epochPeak = Math.max(epochPeak, held);
+    long recentPeak = Math.max(epochPeak, previousEpochPeak);
+    spareLimit = (int) Math.max(SPARE_WINDOWS, recentPeak); // at least held: the peak counts it
     if (windowsOpenedSinceDrain == 0) {
       while (spare.size() > spareLimit) {
         spare.pop(); // nothing reuses them: their memory goes back
       }
     }
     windowsOpenedSinceDrain = 0;
+    if (openedInEpoch >= 2 * Math.max(SPARE_WINDOWS, recentPeak)) {
+      previousEpochPeak = epochPeak; // a new epoch: a peak is remembered for two
+      epochPeak = held;
+      openedInEpoch = 0;
+    }
   }
 
   /** Returns the number of emptied windows kept for reuse (for tests). */

@@ -140,4 +140,93 @@ class WindowQueueTest {
       assertThat(w.objectAt(position)).as("position %d", position).isNull();
     }
   }
+
+  /** A queue of {@code long} windows over its own dictionary, for the pool's own tests. */
+  @SuppressWarnings("unchecked")
+  private static WindowQueue<String, Long> queue(WindowCounters counters) {
+    Aggregator<Object, Object, Long> aggregator =
+        (Aggregator<Object, Object, Long>) (Aggregator<?, ?, ?>) Aggregators.sumLong();
+    return new WindowQueue<>(new KeyDictionary(live -> {}), aggregator, true, counters);
+  }
+
+  /** Opens {@code count} windows, then gives them all back. */
+  private static void openAndRecycle(WindowQueue<?, ?> queue, int count) {
+    List<WindowEntries> opened = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      opened.add(queue.open(i * SIZE, (i + 1) * SIZE, 0));
+    }
+    opened.forEach(queue::recycle);
+  }
+
+  /** A burst: 20 windows open when a drain begins (the peak), all emitted and given back. */
+  private static void peakOfTwenty(WindowQueue<?, ?> queue, WindowCounters counters) {
+    List<WindowEntries> burst = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      burst.add(queue.open(i * SIZE, (i + 1) * SIZE, 0));
+    }
+    drainAfterAnEvent(queue, counters, 20);
+    burst.forEach(queue::recycle);
+  }
+
+  /** A drain of a stream that keeps coming: one event since the previous drain. */
+  private static void drainAfterAnEvent(
+      WindowQueue<?, ?> queue, WindowCounters counters, long held) {
+    counters.accepted();
+    queue.sizeSparePool(held);
+  }
+
+  /**
+   * docs/benchmarks.md, window kinds: on the catch-up feed, polls that opened no window trimmed the
+   * pool to the 12 windows held between two bursts, below what the next burst needed, so hopping
+   * windows allocated at every burst. While events come, the pool keeps what the recent peak held;
+   * only a drain with no event since the previous one (the stream went quiet) trims it to what is
+   * held.
+   */
+  @Test
+  void whileEventsComeThePoolKeepsWhatTheRecentPeakHeldAndAQuietDrainTrimsIt() {
+    WindowCounters counters = new WindowCounters();
+    WindowQueue<String, Long> queue = queue(counters);
+    peakOfTwenty(queue, counters);
+    assertThat(queue.spareWindows()).isEqualTo(20);
+    for (int poll = 0; poll < 4; poll++) {
+      drainAfterAnEvent(queue, counters, 5); // no window opened since the previous drain
+      assertThat(queue.spareWindows()).as("poll %d", poll).isEqualTo(20);
+    }
+    queue.sizeSparePool(5); // no event since the previous drain
+    assertThat(queue.spareWindows()).isEqualTo(5);
+  }
+
+  /**
+   * A peak is remembered for the epoch it falls in and the next one, an epoch ending at the drain
+   * that finds twice the recent peak of windows opened in it; then the pool follows the state down.
+   */
+  @Test
+  void aPeakIsForgottenTwoEpochsOfOpeningsLater() {
+    WindowCounters counters = new WindowCounters();
+    WindowQueue<String, Long> queue = queue(counters);
+    peakOfTwenty(queue, counters);
+    openAndRecycle(queue, 20); // 40 opened: the first epoch ends at the next drain
+    drainAfterAnEvent(queue, counters, 5);
+    for (int poll = 0; poll < 2; poll++) {
+      drainAfterAnEvent(queue, counters, 5);
+      assertThat(queue.spareWindows()).as("the epoch after the peak, poll %d", poll).isEqualTo(20);
+    }
+    openAndRecycle(queue, 40); // the second epoch ends too
+    drainAfterAnEvent(queue, counters, 5);
+    assertThat(queue.spareWindows()).as("windows opened: no trim").isEqualTo(20);
+    drainAfterAnEvent(queue, counters, 5);
+    assertThat(queue.spareWindows()).isEqualTo(5);
+  }
+
+  /** A quiet drain forgets the peak of the epoch before as well as this one's. */
+  @Test
+  void aQuietDrainForgetsThePeakOfTheEpochBefore() {
+    WindowCounters counters = new WindowCounters();
+    WindowQueue<String, Long> queue = queue(counters);
+    peakOfTwenty(queue, counters);
+    openAndRecycle(queue, 20);
+    drainAfterAnEvent(queue, counters, 5); // a new epoch: the peak of 20 is the one before
+    queue.sizeSparePool(5);
+    assertThat(queue.spareWindows()).isEqualTo(5);
+  }
 }
