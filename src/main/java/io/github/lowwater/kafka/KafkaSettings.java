@@ -4,7 +4,6 @@ import io.github.lowwater.Clock;
 import io.github.lowwater.window.Aggregator;
 import io.github.lowwater.window.EventTimeWindows;
 import io.github.lowwater.window.HoppingWindows;
-import io.github.lowwater.window.LateEventHandler;
 import io.github.lowwater.window.SessionWindows;
 import io.github.lowwater.window.TumblingWindows;
 import io.github.lowwater.window.WindowOptions;
@@ -43,18 +42,15 @@ record KafkaSettings<V, R>(
    * Builds one set of windows (a partition's, or the merged ones) over the driver's cached clock.
    *
    * @param cachedClock the clock read once per poll
-   * @param sessionLate session windows: told of each late event, for the driver to hand its record
-   *     over (only the windows can tell a late record of sessions); ignored otherwise
    * @return new windows with these options
    */
-  <K, W extends V> EventTimeWindows<K, W, R> newWindows(
-      Clock cachedClock, LateEventHandler<Object> sessionLate) {
+  <K, W extends V> EventTimeWindows<K, W, R> newWindows(Clock cachedClock) {
     if (gap != null) {
       SessionWindows.Builder<V, R> b = SessionWindows.builder(gap, aggregator);
       if (maxSessionSpan != null) {
         b.maxSessionSpan(maxSessionSpan);
       }
-      return configure(b, cachedClock).lateEventHandler(sessionLate).<K, W>build();
+      return configure(b, cachedClock).<K, W>build();
     }
     if (advance == null) {
       return configure(TumblingWindows.<V, R>builder(size, aggregator), cachedClock).<K, W>build();

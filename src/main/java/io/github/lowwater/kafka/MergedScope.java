@@ -47,7 +47,7 @@ final class MergedScope<K, V, R> extends WindowScope<K, V, R> {
       RecordAdmission<K, V, R> admission,
       Alignment alignment,
       long nowNanos) {
-    this.merged = settings.<K, V>newWindows(clock, admission.sessionLateFlag);
+    this.merged = settings.<K, V>newWindows(clock);
     this.admission = admission;
     this.alignment = alignment;
     this.instanceQuiet =

@@ -24,21 +24,18 @@ final class PerPartitionScope<K, V, R> extends WindowScope<K, V, R> {
 
   private final KafkaSettings<? super V, R> settings;
   private final CachedClock clock;
-  private final RecordAdmission<K, V, R> admission;
   private final ResultDrain<K, V, R> drain = new ResultDrain<>();
 
-  PerPartitionScope(
-      KafkaSettings<? super V, R> settings, CachedClock clock, RecordAdmission<K, V, R> admission) {
+  PerPartitionScope(KafkaSettings<? super V, R> settings, CachedClock clock) {
     this.settings = settings;
     this.clock = clock;
-    this.admission = admission;
   }
 
   @Override
   PartitionState<K, V, R> newPartition(TopicPartition tp, long nowNanos) {
     return new PartitionState<>(
         tp,
-        settings.<K, V>newWindows(clock, admission.sessionLateFlag),
+        settings.<K, V>newWindows(clock),
         new QuietAdvance(
             settings.quietAdvanceAfterNanos(), settings.quietAdvanceMaxLagMillis(), tp, nowNanos));
   }

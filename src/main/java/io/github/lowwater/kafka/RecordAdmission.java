@@ -1,7 +1,6 @@
 package io.github.lowwater.kafka;
 
 import io.github.lowwater.WatermarkTracker;
-import io.github.lowwater.window.LateEventHandler;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -27,13 +26,6 @@ final class RecordAdmission<K, V, R> {
 
   /** Whether the record being processed counts as processed although an exception followed. */
   boolean recordTaken;
-
-  /** Set by session windows when the record being added is late: only they can tell. */
-  private boolean sessionLate;
-
-  /** Given to session windows as their late handler: flags the record being added. */
-  final LateEventHandler<Object> sessionLateFlag =
-      (source, t, end, watermark, key, value) -> sessionLate = true;
 
   /**
    * {@code MERGED}: the largest written-through time of the checkpoints this instance restored.
@@ -103,9 +95,8 @@ final class RecordAdmission<K, V, R> {
       return;
     }
     long end = p.windows.lastWindowEnd(t); // every window of the record ends by it
-    long watermark = p.windows.watermark();
-    boolean behind = end <= watermark;
-    if (offset < p.processedBelowOffset || (!(behind && !merged) && p.redelivered(end, offset))) {
+    boolean late = p.windows.isLate(t, key); // the windows' own verdict, before they change
+    if (offset < p.processedBelowOffset || (!(late && !merged) && p.redelivered(end, offset))) {
       // Already in this instance's windows (a partition it got back), or in a written window.
       redelivered(p, r, t, end);
       return;
@@ -122,7 +113,8 @@ final class RecordAdmission<K, V, R> {
       p.windows.observeLate(p.source, t);
       return;
     }
-    if (behind) {
+    long watermark = p.windows.watermark();
+    if (late) {
       if (lateRecordHandler != null) {
         lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, watermark);
       }
@@ -206,44 +198,22 @@ final class RecordAdmission<K, V, R> {
       p.windows.observeLate(p.source, t);
       return;
     }
-    p.holdSessionRecord(t, offset, watermark);
-    sessionLate = false;
-    try {
-      take(p, offset, t, key, value);
-    } catch (RuntimeException | Error e) {
-      if (sessionLate) { // taken, late, and then a timer threw: still handed over
-        try {
-          handOverLateSession(p, r, t, end, watermark, fresh);
-        } catch (RuntimeException | Error handlerFailure) {
-          e.addSuppressed(handlerFailure);
-        }
+    if (p.windows.isLate(t, key)) { // the windows' own verdict: it may join an open session
+      if (lateRecordHandler != null) {
+        lateRecordHandler.onLateRecord(
+            r,
+            fresh ? LateRecordHandler.Reason.LATE : LateRecordHandler.Reason.REDELIVERED,
+            t,
+            end,
+            fresh ? watermark : p.writtenThroughMillis);
       }
-      throw e;
+      if (!fresh) {
+        redeliveredRecords++;
+      }
+    } else {
+      p.holdSessionRecord(t, offset, watermark);
     }
-    if (sessionLate) {
-      handOverLateSession(p, r, t, end, watermark, fresh);
-    }
-  }
-
-  private void handOverLateSession(
-      PartitionState<K, V, R> p,
-      ConsumerRecord<?, ?> r,
-      long t,
-      long end,
-      long watermark,
-      boolean fresh) {
-    sessionLate = false;
-    if (!fresh) {
-      redeliveredRecords++;
-    }
-    if (lateRecordHandler != null) {
-      lateRecordHandler.onLateRecord(
-          r,
-          fresh ? LateRecordHandler.Reason.LATE : LateRecordHandler.Reason.REDELIVERED,
-          t,
-          end,
-          fresh ? watermark : p.writtenThroughMillis);
-    }
+    take(p, offset, t, key, value);
   }
 
   /**

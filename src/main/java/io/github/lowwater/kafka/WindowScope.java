@@ -45,7 +45,7 @@ abstract class WindowScope<K, V, R> {
       long nowNanos) {
     return settings.scope() == ResultScope.MERGED
         ? new MergedScope<>(settings, clock, admission, alignment, nowNanos)
-        : new PerPartitionScope<>(settings, clock, admission);
+        : new PerPartitionScope<>(settings, clock);
   }
 
   // -- the partition lifecycle --------------------------------------------------------------

@@ -235,7 +235,7 @@ public abstract class EventTimeWindows<K, V, R> {
     if (eventTimeMillis > futureLimit) {
       return future(source, handle, eventTimeMillis, lateEnd, watermark, key, value, futureLimit);
     }
-    if (lateEnd <= watermark && !joinsOpen(eventTimeMillis, key)) {
+    if (closed(eventTimeMillis, key, lateEnd, watermark)) {
       late(source, handle, eventTimeMillis, lateEnd, watermark, key, value, futureLimit);
       return false;
     }
@@ -244,6 +244,34 @@ public abstract class EventTimeWindows<K, V, R> {
     // A timer may throw: the event is in by now.
     observe(source, handle, eventTimeMillis, futureLimit);
     return true;
+  }
+
+  /**
+   * Returns whether {@link #add} would hand an event at this time, of this key, to the late path
+   * now: the kind's rule against the watermark (an event whose windows have all been finalized, or
+   * for sessions, that ends by the watermark and overlaps no open session), or the {@link
+   * FutureEventPolicy#LATE} policy for an event beyond the future-timestamp guard. Changes nothing;
+   * {@code add} decides by the same rule. For a caller that must act on a late event before the
+   * windows count it (the Kafka driver hands its record to the late-record handler first); the
+   * answer holds until the watermark, the open sessions or the clock move.
+   *
+   * @param eventTimeMillis the event time in epoch milliseconds; any {@code long}
+   * @param key the key; compared with {@code equals}
+   * @return {@code true} if {@code add} would count the event late
+   * @throws NullPointerException if {@code key} is null
+   */
+  public final boolean isLate(long eventTimeMillis, K key) {
+    Objects.requireNonNull(key, "key");
+    if (closed(eventTimeMillis, key, lateEnd(eventTimeMillis), tracker.watermark())) {
+      return true;
+    }
+    return futureEventPolicy == FutureEventPolicy.LATE
+        && eventTimeMillis > tracker.futureLimitMillis();
+  }
+
+  /** The kind's lateness rule: every window of the event is finalized, and it joins none open. */
+  private boolean closed(long eventTimeMillis, K key, long lateEnd, long watermark) {
+    return lateEnd <= watermark && !joinsOpen(eventTimeMillis, key);
   }
 
   /** Observes through the handle when there is one: no hash lookup of the source. */
@@ -297,7 +325,7 @@ public abstract class EventTimeWindows<K, V, R> {
       V value,
       long futureLimit) {
     // A watermark ahead of the wall clock: its windows may be closed.
-    boolean closed = lateEnd <= watermark && !joinsOpen(eventTimeMillis, key);
+    boolean closed = closed(eventTimeMillis, key, lateEnd, watermark);
     if (futureEventPolicy == FutureEventPolicy.ACCEPT && !closed) {
       accumulate(eventTimeMillis, key, value, watermark);
       counters.accepted();

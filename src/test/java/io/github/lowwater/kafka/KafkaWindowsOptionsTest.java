@@ -12,6 +12,7 @@ import io.github.lowwater.window.Aggregators;
 import io.github.lowwater.window.FutureEventPolicy;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -91,14 +92,29 @@ class KafkaWindowsOptionsTest {
     assertThat(windows.frontier(P0)).isEqualTo(now - MINUTE + 2_000);
   }
 
+  /**
+   * The policy reaches every partition's windows, and a record it sends to the late path goes to
+   * the late-record handler, as every record that goes into no window does: the driver asks the
+   * windows' own verdict ({@code isLate}) before adding, where it used to judge by the watermark
+   * alone and never handed such a record over.
+   */
   @Test
-  void theFutureEventPolicyReachesEveryPartitionsWindows() {
+  void theFutureEventPolicyReachesEveryPartitionsWindowsAndTheLateRecordHandler() {
+    List<String> handed = new ArrayList<>();
     KafkaWindows<String, Long, Long> windows =
-        builder().maxFutureSkew(Duration.ZERO).futureEventPolicy(FutureEventPolicy.LATE).build();
+        builder()
+            .maxFutureSkew(Duration.ZERO)
+            .futureEventPolicy(FutureEventPolicy.LATE)
+            .lateRecordHandler((r, reason, t, end, wm) -> handed.add(reason + "@" + r.offset()))
+            .build();
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
-    windows.onPoll(records(record(P0, 0, clock.wallMillis() + 1)), ConsumerRecord::key, r -> 1L);
+    windows.onPoll(
+        records(record(P0, 0, clock.wallMillis() + 1), record(P0, 1, clock.wallMillis())),
+        ConsumerRecord::key,
+        r -> 1L);
     assertThat(windows.stats().late()).isOne();
-    assertThat(windows.stats().accepted()).isZero();
+    assertThat(windows.stats().accepted()).isOne();
+    assertThat(handed).containsExactly("LATE@0");
   }
 
   /**

@@ -212,6 +212,41 @@ class KafkaWindowsSessionsTest {
     assertThat(f.redelivered).isEmpty();
   }
 
+  /**
+   * A late record of sessions reaches the late-record handler before the windows count it, as for
+   * the other kinds: a handler that throws leaves the windows unchanged, and the consumer is
+   * rewound to that record, which is handed over and counted once when read again. (The sessions'
+   * verdict used to come from their late handler, after the count: the record was counted, and
+   * never handed over again.)
+   */
+  @Test
+  void aHandlerThatThrowsOnALateSessionRecordChangesNothingAndSeesItAgain() {
+    MockConsumer<String, String> consumer = KafkaWindowsTest.assigned(P0);
+    int[] calls = {0};
+    KafkaWindows<String, Long, Long> w =
+        KafkaWindows.sessions(Duration.ofMinutes(1), Aggregators.sumLong())
+            .allowedLateness(Duration.ZERO)
+            .clock(f.clock)
+            .consumer(consumer)
+            .lateRecordHandler(
+                (r, reason, t, end, watermark) -> {
+                  if (++calls[0] == 1) {
+                    throw new IllegalStateException("dead-letter table down");
+                  }
+                  f.late.add(reason + "@" + r.offset());
+                })
+            .build();
+    w.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    KafkaWindowsTest.feed(w, record(P0, 0, 0, "a"), record(P0, 1, 5, "b")); // watermark 5
+    ConsumerRecord<String, String> late = record(P0, 2, 1, "c"); // [1, 2): behind, joins none
+    assertThatThrownBy(() -> KafkaWindowsTest.feed(w, late)).hasMessage("dead-letter table down");
+    assertThat(w.stats().late()).as("not counted").isZero();
+    assertThat(consumer.position(P0)).as("rewound to the late record").isEqualTo(2);
+    KafkaWindowsTest.feed(w, late);
+    assertThat(w.stats().late()).isOne();
+    assertThat(f.late).containsExactly("LATE@2");
+  }
+
   @Test
   void theOptionsOfSessionsAreCheckedWithMessagesThatNameThem() {
     KafkaWindows.Builder<Long, Long> b =

@@ -3,14 +3,19 @@ package io.github.lowwater.window;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.github.lowwater.ManualClock;
+import io.github.lowwater.testing.Trials;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
  * What every kind promises through {@link EventTimeWindows}, checked on each of the three: the
- * empty poll, the drain's count, {@code lastWindowEnd} as the lateness edge, and {@code
- * markWritten}.
+ * empty poll, the drain's count, {@code lastWindowEnd} as the lateness edge, {@code isLate} as the
+ * verdict of {@code add}, and {@code markWritten}.
  */
 class WindowKindsContractTest {
 
@@ -73,5 +78,63 @@ class WindowKindsContractTest {
       assertThat(w.stats().openWindows()).as("%s: dropped ones are gone too", w).isZero();
       assertThat(w.stats().openEntries()).isZero();
     }
+  }
+
+  /**
+   * {@code isLate} is the decision {@code add} makes, asked first: on random feeds with disorder,
+   * equal times, sessions that a late-looking event still joins, and events beyond the future guard
+   * under both policies, it says {@code true} exactly when {@code add} then returns {@code false},
+   * and asking changes nothing.
+   */
+  @Test
+  void isLateIsTheVerdictOfTheAddThatFollows() {
+    int lateSeen = 0;
+    int joinedSeen = 0;
+    for (int trace = 0; trace < Trials.of(300); trace++) {
+      SplittableRandom random = new SplittableRandom(trace);
+      ManualClock clock = new ManualClock(Instant.ofEpochMilli(1_000));
+      FutureEventPolicy policy =
+          random.nextBoolean() ? FutureEventPolicy.LATE : FutureEventPolicy.ACCEPT;
+      TumblingWindows.Builder<Long, Long> tumbling =
+          TumblingWindows.builder(Duration.ofMillis(10), Aggregators.sumLong());
+      HoppingWindows.Builder<Long, Long> hopping =
+          HoppingWindows.builder(
+              Duration.ofMillis(12), Duration.ofMillis(4), Aggregators.sumLong());
+      SessionWindows.Builder<Long, Long> sessions =
+          SessionWindows.builder(Duration.ofMillis(6), Aggregators.sumLong());
+      List<EventTimeWindows<String, Long, Long>> kinds =
+          List.of(
+              guarded(tumbling, clock, policy).<String, Long>build(),
+              guarded(hopping, clock, policy).<String, Long>build(),
+              guarded(sessions, clock, policy).<String, Long>build());
+      for (EventTimeWindows<String, Long, Long> w : kinds) {
+        for (int i = 0; i < 200; i++) {
+          clock.advance(Duration.ofMillis(random.nextInt(3)));
+          String source = "p" + random.nextInt(3);
+          // Mostly near the wall clock, some behind by up to 40 ms, some beyond the 20 ms guard.
+          long t = clock.wallMillis() - 40 + random.nextInt(70);
+          String key = "k" + random.nextInt(4);
+          WindowStats before = w.stats();
+          boolean late = w.isLate(t, key);
+          assertThat(w.stats()).as("asking changes nothing").isEqualTo(before);
+          boolean closedByRule = w.lastWindowEnd(t) <= w.watermark();
+          boolean accepted = w.add(source, t, key, 1L);
+          assertThat(late).as("trace %d, %s, t %d, key %s", trace, w, t, key).isEqualTo(!accepted);
+          lateSeen += late ? 1 : 0;
+          joinedSeen += closedByRule && accepted ? 1 : 0;
+        }
+      }
+    }
+    assertThat(lateSeen).as("late events reached").isGreaterThan(100);
+    assertThat(joinedSeen).as("late-looking events that joined an open session").isPositive();
+  }
+
+  static <B extends EventTimeOptions<B>> B guarded(
+      B builder, ManualClock clock, FutureEventPolicy policy) {
+    return builder
+        .allowedLateness(Duration.ofMillis(5))
+        .clock(clock)
+        .maxFutureSkew(Duration.ofMillis(20))
+        .futureEventPolicy(policy);
   }
 }
