@@ -6,8 +6,15 @@ import java.util.Arrays;
 /**
  * The sessions of {@link SessionWindows}: per key, its open sessions in start order, and every open
  * session in a heap by end, so that the watermark closes them earliest end first. A session is a
- * slot of parallel primitive arrays (first and last event time, key id, accumulator, heap
- * position), kept on a free list once emitted: steady state allocates nothing.
+ * slot of parallel primitive arrays (first and last event time side by side, key id, accumulator,
+ * heap position), kept on a free list once emitted: steady state allocates nothing.
+ *
+ * <p>The heap is lazy about ends that grow: each entry holds the end its session had when it was
+ * last placed, a lower bound of its end, and an event that only moves a session's end later leaves
+ * the heap alone. Only when such a stale entry reaches the top with its bound at or below the
+ * watermark is it re-keyed to its end and sifted down. The top's bound is therefore at most every
+ * open session's end, and a top whose bound is its end is the earliest: the closing order is the
+ * eager heap's. Extending a session, what most events do, then costs no heap work at all.
  *
  * <p>Sessions of one key are kept apart by at least the gap: an event at {@code t} joins every open
  * session with {@code first - gap < t < last + gap} (strict), merging them if it joins several.
@@ -28,8 +35,7 @@ final class SessionTable {
   private final Aggregator<Object, Object, ?> aggregator;
 
   // The slots.
-  private long[] first = new long[16];
-  private long[] last = new long[16];
+  private long[] times = new long[32]; // first at 2 * slot, last at 2 * slot + 1: one cache line
   private int[] keyIds = new int[16];
   private int[] next = new int[16]; // the key's next session, or the next free slot
   private int[] heapPosition = new int[16];
@@ -41,8 +47,14 @@ final class SessionTable {
   /** The first open session of each key id, or {@link #NONE}. */
   private int[] heads = new int[16];
 
-  /** The open sessions, a binary heap by (end, first, key id). */
+  /**
+   * The open sessions, a 4-ary heap by (bound, first, key id), where the bound is {@link
+   * #heapEnds}: each session's end when it was last placed, never above its end.
+   */
   private int[] heap = new int[16];
+
+  /** The end each heap entry had when it was placed, beside it for cache-friendly comparisons. */
+  private long[] heapEnds = new long[16];
 
   private int open;
 
@@ -65,11 +77,11 @@ final class SessionTable {
 
   /** Returns the end, exclusive, of session {@code slot}: its last event time plus the gap. */
   long end(int slot) {
-    return TimeMath.saturatedAdd(last[slot], gapMillis);
+    return TimeMath.saturatedAdd(times[2 * slot + 1], gapMillis);
   }
 
   long first(int slot) {
-    return first[slot];
+    return times[2 * slot];
   }
 
   int keyId(int slot) {
@@ -102,10 +114,10 @@ final class SessionTable {
    * maximum span, {@code t} in the session's cell.
    */
   private boolean joins(int slot, long t) {
-    return within(first[slot], t)
-        && within(t, last[slot])
+    return within(times[2 * slot], t)
+        && within(t, times[2 * slot + 1])
         && (spanMillis == 0
-            || Math.floorDiv(t, spanMillis) == Math.floorDiv(first[slot], spanMillis));
+            || Math.floorDiv(t, spanMillis) == Math.floorDiv(times[2 * slot], spanMillis));
   }
 
   /** Whether {@code later - earlier < gap}, exactly: true if {@code later <= earlier}. */
@@ -130,7 +142,7 @@ final class SessionTable {
         target = s;
         break;
       }
-      if (first[s] > t) {
+      if (times[2 * s] > t) {
         break; // sorted by first: the rest lie further on
       }
     }
@@ -142,23 +154,30 @@ final class SessionTable {
     }
     // Every later session t joins is merged into the target, in start order.
     int merged = 0;
-    long newLast = Math.max(last[target], t);
+    long newLast = Math.max(times[2 * target + 1], t);
     int s = next[target];
     while (s != NONE && joins(s, t)) {
       merged++;
-      newLast = Math.max(newLast, last[s]);
+      newLast = Math.max(newLast, times[2 * s + 1]);
       s = next[s];
     }
     combineInto(target, value, merged);
-    first[target] = Math.min(first[target], t);
-    last[target] = newLast;
+    boolean earlierFirst = t < times[2 * target];
+    if (earlierFirst) {
+      times[2 * target] = t;
+    }
+    times[2 * target + 1] = newLast;
     for (int i = 0; i < merged; i++) {
       int gone = next[target];
       next[target] = next[gone];
       heapRemove(gone);
       free(gone);
     }
-    heapFix(heapPosition[target]);
+    // A later end leaves the heap's bound stale, which closeNext repairs; an earlier first lowers
+    // the target's key at its bound: it may have to move up.
+    if (earlierFirst) {
+      siftUp(heapPosition[target]);
+    }
     return -merged;
   }
 
@@ -188,8 +207,8 @@ final class SessionTable {
       objectAcc = aggregator.add(aggregator.create(), value);
     }
     int slot = allocate();
-    first[slot] = t;
-    last[slot] = t;
+    times[2 * slot] = t;
+    times[2 * slot + 1] = t;
     keyIds[slot] = keyId;
     if (longFold != null) {
       longs[slot] = longAcc;
@@ -216,10 +235,19 @@ final class SessionTable {
    * @return the closed session's slot, or -1
    */
   int closeNext(long watermark) {
-    if (open == 0 || end(heap[0]) > watermark) {
-      return NONE;
+    int slot;
+    while (true) {
+      if (open == 0 || heapEnds[0] > watermark) {
+        return NONE;
+      }
+      slot = heap[0];
+      long end = end(slot);
+      if (end == heapEnds[0]) {
+        break;
+      }
+      heapEnds[0] = end; // stale: the session grew since it was placed
+      siftDown(0);
     }
-    int slot = heap[0];
     heapRemove(slot);
     // The key's first session: within a cell its sessions lie at least a gap apart, and one of an
     // earlier cell ends by its cell's end plus the gap, before a later cell's session: the one
@@ -249,7 +277,7 @@ final class SessionTable {
   long oldestOpenFirst() {
     long oldest = Long.MAX_VALUE;
     for (int i = 0; i < open; i++) {
-      oldest = Math.min(oldest, first[heap[i]]);
+      oldest = Math.min(oldest, times[2 * heap[i]]);
     }
     return oldest;
   }
@@ -276,10 +304,9 @@ final class SessionTable {
       freeSlot = next[slot];
       return slot;
     }
-    if (slotBound == first.length) {
+    if (slotBound == keyIds.length) {
       int n = slotBound * 2;
-      first = Arrays.copyOf(first, n);
-      last = Arrays.copyOf(last, n);
+      times = Arrays.copyOf(times, 2 * n);
       keyIds = Arrays.copyOf(keyIds, n);
       next = Arrays.copyOf(next, n);
       heapPosition = Arrays.copyOf(heapPosition, n);
@@ -292,26 +319,25 @@ final class SessionTable {
     return slotBound++;
   }
 
-  // The heap, by (end, first, key id): a total order over open sessions, so the closing order
+  // The heap, by (bound, first, key id): a total order over open sessions, so the closing order
   // depends only on the sessions, never on the order they were added in.
 
-  private boolean before(int a, int b) {
-    int c = Long.compare(end(a), end(b));
-    if (c == 0) {
-      c = Long.compare(first[a], first[b]);
+  private boolean before(long boundA, int a, long boundB, int b) {
+    if (boundA != boundB) {
+      return boundA < boundB;
     }
-    if (c == 0) {
-      c = Integer.compare(keyIds[a], keyIds[b]);
+    if (times[2 * a] != times[2 * b]) {
+      return times[2 * a] < times[2 * b];
     }
-    return c < 0;
+    return keyIds[a] < keyIds[b];
   }
 
   private void heapAdd(int slot) {
     if (open == heap.length) {
       heap = Arrays.copyOf(heap, open * 2);
+      heapEnds = Arrays.copyOf(heapEnds, open * 2);
     }
-    heap[open] = slot;
-    heapPosition[slot] = open;
+    place(slot, end(slot), open);
     open++;
     siftUp(open - 1);
   }
@@ -320,51 +346,52 @@ final class SessionTable {
     int i = heapPosition[slot];
     open--;
     if (i != open) {
-      heap[i] = heap[open];
-      heapPosition[heap[i]] = i;
-      heapFix(i);
+      place(heap[open], heapEnds[open], i);
+      siftDown(siftUp(i));
     }
-  }
-
-  private void heapFix(int i) {
-    siftDown(siftUp(i));
   }
 
   private int siftUp(int i) {
     int slot = heap[i];
+    long bound = heapEnds[i];
     while (i > 0) {
-      int parent = (i - 1) >>> 1;
-      if (!before(slot, heap[parent])) {
+      int parent = (i - 1) >>> 2;
+      if (!before(bound, slot, heapEnds[parent], heap[parent])) {
         break;
       }
-      place(heap[parent], i);
+      place(heap[parent], heapEnds[parent], i);
       i = parent;
     }
-    place(slot, i);
+    place(slot, bound, i);
     return i;
   }
 
   private void siftDown(int i) {
     int slot = heap[i];
+    long bound = heapEnds[i];
     while (true) {
-      int child = 2 * i + 1;
+      int child = 4 * i + 1;
       if (child >= open) {
         break;
       }
-      if (child + 1 < open && before(heap[child + 1], heap[child])) {
-        child++;
+      // The least of up to four children, which lie side by side.
+      for (int c = child + 1, endChild = Math.min(child + 4, open); c < endChild; c++) {
+        if (before(heapEnds[c], heap[c], heapEnds[child], heap[child])) {
+          child = c;
+        }
       }
-      if (!before(heap[child], slot)) {
+      if (!before(heapEnds[child], heap[child], bound, slot)) {
         break;
       }
-      place(heap[child], i);
+      place(heap[child], heapEnds[child], i);
       i = child;
     }
-    place(slot, i);
+    place(slot, bound, i);
   }
 
-  private void place(int slot, int i) {
+  private void place(int slot, long bound, int i) {
     heap[i] = slot;
+    heapEnds[i] = bound;
     heapPosition[slot] = i;
   }
 }

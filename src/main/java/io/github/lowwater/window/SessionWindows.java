@@ -12,9 +12,10 @@ import java.util.Arrays;
  *
  * <p><b>Not thread-safe for writes; confine every mutating call to one thread.</b> {@code add}
  * costs one key lookup and a walk of the key's open sessions (one, unless the key's events are more
- * disordered than the gap), plus {@code O(log open sessions)} when the session's end moves. No
- * allocation at steady state with the built-in {@code long} aggregators (sessions are slots of
- * primitive arrays, reused). No threads are started.
+ * disordered than the gap), plus {@code O(log open sessions)} when a session opens, merges or
+ * closes; an event that only moves a session's end later costs no heap work until the watermark
+ * reaches the session's earlier end. No allocation at steady state with the built-in {@code long}
+ * aggregators (sessions are slots of primitive arrays, reused). No threads are started.
  *
  * <h2>Rules</h2>
  *
