@@ -36,6 +36,41 @@ class SessionTableTest {
     return rows;
   }
 
+  /**
+   * A heap of thousands of sessions, several levels of four children deep, emptied by a watermark
+   * that rises step by step: each step closes exactly the sessions ending by it, in end order. A
+   * sift-down that looked at fewer than all four children would leave a smaller end below a larger
+   * one, and a step would miss it.
+   */
+  @Test
+  void aDeepHeapClosesExactlyTheSessionsEndingByEachWatermarkInEndOrder() {
+    Random random = new Random(17);
+    SessionTable table = table(10, 0);
+    List<Long> ends = new ArrayList<>();
+    for (int key = 0; key < 3_000; key++) {
+      long t = random.nextInt(1_000_000);
+      table.add(key, t, 1L);
+      ends.add(t + 10);
+    }
+    ends.sort(Comparator.naturalOrder());
+    int closed = 0;
+    for (long watermark = 0; closed < ends.size(); watermark += 1 + random.nextInt(2_000)) {
+      long last = Long.MIN_VALUE;
+      for (long[] row : close(table, watermark)) {
+        assertThat(row[1]).as("in end order").isGreaterThanOrEqualTo(last);
+        assertThat(row[1]).isEqualTo(ends.get(closed));
+        last = row[1];
+        closed++;
+      }
+      int due = 0;
+      while (due < ends.size() && ends.get(due) <= watermark) {
+        due++;
+      }
+      assertThat(closed).as("every session ending by %d, none later", watermark).isEqualTo(due);
+    }
+    assertThat(table.openCount()).isZero();
+  }
+
   @Test
   void aSessionThatGrewAfterItWasPlacedClosesByItsNewEnd() {
     SessionTable table = table(10, 0);
