@@ -1,9 +1,16 @@
 package io.github.lowwater.window;
 
+import java.util.Objects;
+
 /**
- * The final result of one key in one finalized window {@code [start, end)}, either over every
- * source (a merged result, {@code source == null}) or over one source only (a per-source result,
- * such as one Kafka partition's share of the window, keyed by that source).
+ * One row of one key in one window {@code [start, end)}, either over every source (a merged result,
+ * {@code source == null}) or over one source only (a per-source result, such as one Kafka
+ * partition's share of the window, keyed by that source), with its pane: when it was emitted
+ * ({@link #timing()}), its place among the rows of the same window and key ({@link #index()}), and
+ * whether the window will ever get another ({@link #isFinal()}). The value is always the whole
+ * window's value so far, never a delta, so a sink upserts and may refuse a row whose index is lower
+ * than the one it holds. Today a window is emitted once, when the watermark reaches its end: every
+ * row is {@link Timing#ON_TIME}, index 0, final.
  *
  * @param start the window's first millisecond, inclusive, in epoch milliseconds
  * @param end the window's end, exclusive, in epoch milliseconds
@@ -11,13 +18,55 @@ package io.github.lowwater.window;
  * @param value the aggregated result
  * @param source the one source this result covers (a Kafka {@code TopicPartition} for per-partition
  *     results), or {@code null} for a result merged over every source
+ * @param timing when the row was emitted, relative to the window's completion
+ * @param index the row's place among the rows of the same window, key (and source), from 0
+ * @param isFinal whether this is the last row the window will ever get
  * @param <K> the key type
  * @param <R> the result type
  */
-public record WindowResult<K, R>(long start, long end, K key, R value, Object source) {
+public record WindowResult<K, R>(
+    long start,
+    long end,
+    K key,
+    R value,
+    Object source,
+    Timing timing,
+    int index,
+    boolean isFinal) {
 
   /**
-   * A merged result, over every source: {@link #source()} is {@code null}.
+   * Checks the pane.
+   *
+   * @throws NullPointerException if {@code timing} is null
+   * @throws IllegalArgumentException if {@code index} is negative, or an {@link Timing#EARLY} row
+   *     says it is final (the on-time row always follows an early one)
+   */
+  public WindowResult {
+    Objects.requireNonNull(timing, "timing");
+    if (index < 0) {
+      throw new IllegalArgumentException("index must be >= 0: " + index);
+    }
+    if (timing == Timing.EARLY && isFinal) {
+      throw new IllegalArgumentException(
+          "an EARLY row is never final: the window's on-time row follows it");
+    }
+  }
+
+  /**
+   * A per-source result of the window's one row: on time, index 0, final.
+   *
+   * @param start the window's first millisecond, inclusive, in epoch milliseconds
+   * @param end the window's end, exclusive, in epoch milliseconds
+   * @param key the key
+   * @param value the aggregated result
+   * @param source the one source this result covers, or {@code null} for a merged result
+   */
+  public WindowResult(long start, long end, K key, R value, Object source) {
+    this(start, end, key, value, source, Timing.ON_TIME, 0, true);
+  }
+
+  /**
+   * A merged result, over every source: {@link #source()} is {@code null}; on time, index 0, final.
    *
    * @param start the window's first millisecond, inclusive, in epoch milliseconds
    * @param end the window's end, exclusive, in epoch milliseconds
@@ -29,12 +78,12 @@ public record WindowResult<K, R>(long start, long end, K key, R value, Object so
   }
 
   /**
-   * Returns the same result tagged with the one source it covers.
+   * Returns the same row tagged with the one source it covers, its pane unchanged.
    *
    * @param source the source, for example a Kafka {@code TopicPartition}
    * @return a per-source result
    */
   public WindowResult<K, R> withSource(Object source) {
-    return new WindowResult<>(start, end, key, value, source);
+    return new WindowResult<>(start, end, key, value, source, timing, index, isFinal);
   }
 }
