@@ -36,6 +36,10 @@ final class PartitionTable<K, V, R> {
 
   private final Map<TopicPartition, PartitionState<K, V, R>> assigned = new LinkedHashMap<>();
 
+  /** The same map, read-only: one view for the table's life, not one per call. */
+  private final Map<TopicPartition, PartitionState<K, V, R>> readOnly =
+      Collections.unmodifiableMap(assigned);
+
   private volatile View view = new View(NO_WINDOWS, NO_STATS, Map.of());
 
   /** The state of an assigned partition, or {@code null}. Polling thread. */
@@ -55,7 +59,7 @@ final class PartitionTable<K, V, R> {
 
   /** The assigned partitions, in assignment order, as a read-only map. Polling thread. */
   Map<TopicPartition, PartitionState<K, V, R>> byPartition() {
-    return Collections.unmodifiableMap(assigned);
+    return readOnly;
   }
 
   /** Adds a newly assigned partition; published by the next {@link #publish}. */

@@ -106,11 +106,7 @@ final class RecordAdmission<K, V, R> {
       // A record of a written window that its previous owner never read: late, whatever this
       // owner's watermark says (it may be lower: a clamped seed). In MERGED a window holds every
       // partition's records, so a window any partition's checkpoint says is written is written.
-      if (lateRecordHandler != null) {
-        lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, written);
-      }
-      p.readPast(offset);
-      p.windows.observeLate(p.source, t);
+      lateByClaim(p, r, t, end, written);
       return;
     }
     long watermark = p.windows.watermark();
@@ -136,6 +132,19 @@ final class RecordAdmission<K, V, R> {
     redeliveredRecords++;
     p.readPast(r.offset());
     p.windows.observe(p.source, t);
+  }
+
+  /**
+   * A record late by what a checkpoint (or the seed) claims written, whatever the windows'
+   * watermark says: reported against that claim, counted late, and otherwise only observed.
+   */
+  private void lateByClaim(
+      PartitionState<K, V, R> p, ConsumerRecord<?, ?> r, long t, long end, long claim) {
+    if (lateRecordHandler != null) {
+      lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, claim);
+    }
+    p.readPast(r.offset());
+    p.windows.observeLate(p.source, t);
   }
 
   /** Adds the record's event; the record counts as read once the windows have taken it. */
@@ -190,12 +199,7 @@ final class RecordAdmission<K, V, R> {
     boolean fresh = offset >= p.readThroughOffset || merged;
     long written = Math.max(p.writtenThroughMillis, mergedWrittenThroughMillis);
     if ((fresh && end <= written && watermark < written) || end <= mergedSessionFloorMillis) {
-      long against = Math.max(written, mergedSessionFloorMillis);
-      if (lateRecordHandler != null) {
-        lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, against);
-      }
-      p.readPast(offset);
-      p.windows.observeLate(p.source, t);
+      lateByClaim(p, r, t, end, Math.max(written, mergedSessionFloorMillis));
       return;
     }
     if (p.windows.isLate(t, key)) { // the windows' own verdict: it may join an open session

@@ -90,13 +90,7 @@ class EventTimeOptionsTest {
     TumblingWindows.Builder<Long, Long> set =
         TumblingWindows.builder(Duration.ofMinutes(5), Aggregators.sumLong());
     everyOptionSet(set, clock);
-    WatermarkTracker t = set.trackerBuilder().build();
-    assertThat(t.allowedLatenessMillis()).isEqualTo(30_000);
-    assertThat(t.idleTimeoutNanos()).isEqualTo(Duration.ofSeconds(45).toNanos());
-    assertThat(t.clock()).isSameAs(clock);
-    assertThat(t.strategy()).isEqualTo(WatermarkStrategy.PUNCTUATED);
-    assertThat(t.futureLimitMillis()).isEqualTo(10 * 60_000);
-    assertThat(set.futureEventPolicyOrDefault()).isEqualTo(FutureEventPolicy.LATE);
+    assertEveryOptionReached(set, clock);
 
     WindowOptions<Long, Long, ?> unset =
         TumblingWindows.builder(Duration.ofMinutes(5), Aggregators.sumLong());
@@ -122,12 +116,7 @@ class EventTimeOptionsTest {
     assertThat(target.configuredClock()).as("the clock is the caller's to wrap").isNull();
     assertThat(source.configuredClock()).isSameAs(mine);
     target.clock(mine); // still free to set
-    WatermarkTracker t = target.trackerBuilder().build();
-    assertThat(t.allowedLatenessMillis()).isEqualTo(30_000);
-    assertThat(t.idleTimeoutNanos()).isEqualTo(Duration.ofSeconds(45).toNanos());
-    assertThat(t.strategy()).isEqualTo(WatermarkStrategy.PUNCTUATED);
-    assertThat(t.futureLimitMillis()).isEqualTo(10 * 60_000);
-    assertThat(target.futureEventPolicyOrDefault()).isEqualTo(FutureEventPolicy.LATE);
+    assertEveryOptionReached(target, mine);
 
     // A copy onto a builder that already has one of the options is refused, by name.
     assertThatThrownBy(
@@ -147,5 +136,16 @@ class EventTimeOptionsTest {
         .strategy(WatermarkStrategy.PUNCTUATED)
         .maxFutureSkew(Duration.ofMinutes(10))
         .futureEventPolicy(FutureEventPolicy.LATE);
+  }
+
+  /** The values of {@link #everyOptionSet}, as the windows' tracker and policy see them. */
+  static void assertEveryOptionReached(WindowOptions<?, ?, ?> options, ManualClock clock) {
+    WatermarkTracker t = options.trackerBuilder().build();
+    assertThat(t.allowedLatenessMillis()).isEqualTo(30_000);
+    assertThat(t.idleTimeoutNanos()).isEqualTo(Duration.ofSeconds(45).toNanos());
+    assertThat(t.clock()).isSameAs(clock);
+    assertThat(t.strategy()).isEqualTo(WatermarkStrategy.PUNCTUATED);
+    assertThat(t.futureLimitMillis()).isEqualTo(10 * 60_000);
+    assertThat(options.futureEventPolicyOrDefault()).isEqualTo(FutureEventPolicy.LATE);
   }
 }
