@@ -120,24 +120,17 @@ final class PerPartitionScope<K, V, R> extends WindowScope<K, V, R> {
 
   @Override
   WindowStats stats(PartitionTable.View view) {
-    WindowStats r = view.retired();
-    long accepted = r.accepted();
-    long late = r.late();
-    long future = r.futureEvents();
+    WindowStats total = view.retired();
     long openWindows = 0;
     long openEntries = 0;
-    long finalized = r.finalizedWindows();
     for (EventTimeWindows<?, ?, ?> w : view.windows()) {
       WindowStats s = w.stats();
-      accepted += s.accepted();
-      late += s.late();
-      future += s.futureEvents();
       openWindows += s.openWindows();
       openEntries += s.openEntries();
-      finalized += s.finalizedWindows();
+      total = PartitionTable.add(total, s, 0, 0, 0);
     }
-    return new WindowStats(
-        accepted, late, future, openWindows, openEntries, finalized, watermark(view));
+    return PartitionTable.add(
+        total, PartitionTable.NO_STATS, openWindows, openEntries, watermark(view));
   }
 
   @Override

@@ -34,6 +34,9 @@ final class Meters {
   static final String EVENTS_ACCEPTED = "lowwater.events.accepted";
   static final String EVENTS_LATE = "lowwater.events.late";
   static final String EVENTS_FUTURE = "lowwater.events.future";
+  static final String ROWS_EARLY = "lowwater.rows.early";
+  static final String ROWS_LATE = "lowwater.rows.late";
+  static final String WINDOWS_RETIRED = "lowwater.windows.retired";
   static final String SOURCES_SUSPECT_TIME_UNIT = "lowwater.sources.suspect.time.unit";
   static final String RECORDS_REDELIVERED = "lowwater.records.redelivered";
   static final String RECORDS_SKIPPED = "lowwater.records.skipped";
@@ -48,6 +51,7 @@ final class Meters {
   static final String PARTITIONS = "partitions";
   static final String WINDOWS = "windows";
   static final String ENTRIES = "entries";
+  static final String ROWS = "rows";
   static final String ADVANCES = "advances";
   static final String PAUSES = "pauses";
   static final String RESUMES = "resumes";

@@ -6,9 +6,13 @@ import static io.github.lowwater.micrometer.Meters.EVENTS;
 import static io.github.lowwater.micrometer.Meters.EVENTS_ACCEPTED;
 import static io.github.lowwater.micrometer.Meters.EVENTS_FUTURE;
 import static io.github.lowwater.micrometer.Meters.EVENTS_LATE;
+import static io.github.lowwater.micrometer.Meters.ROWS;
+import static io.github.lowwater.micrometer.Meters.ROWS_EARLY;
+import static io.github.lowwater.micrometer.Meters.ROWS_LATE;
 import static io.github.lowwater.micrometer.Meters.WINDOWS;
 import static io.github.lowwater.micrometer.Meters.WINDOWS_FINALIZED;
 import static io.github.lowwater.micrometer.Meters.WINDOWS_OPEN;
+import static io.github.lowwater.micrometer.Meters.WINDOWS_RETIRED;
 
 import io.github.lowwater.window.WindowStats;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,15 +21,16 @@ import java.util.function.Function;
 
 /**
  * The meters read from a {@link WindowStats} snapshot, shared by the windows and the Kafka binder:
- * open windows and entries (gauges), accepted, late, future and finalized (function counters).
- * Stateless; each reading takes one snapshot.
+ * open windows and entries (gauges), accepted, late, future and finalized, and the panes' early
+ * rows, late updates and retired windows (function counters). Stateless; each reading takes one
+ * snapshot.
  */
 final class WindowStatsMeters {
 
   private WindowStatsMeters() {}
 
   /**
-   * Registers the six meters in {@code registry}, each reading {@code stats.apply(obj)}; {@code
+   * Registers the nine meters in {@code registry}, each reading {@code stats.apply(obj)}; {@code
    * stats} must not capture a binder, since the meters hold it strongly.
    */
   static <T> void bind(
@@ -95,5 +100,35 @@ final class WindowStatsMeters {
             tags,
             obj,
             o -> stats.apply(o).futureEvents()));
+    meters.add(
+        registry,
+        Meters.counter(
+            registry,
+            ROWS_EARLY,
+            "EARLY rows produced (earlyResults), drained or not, in rows",
+            ROWS,
+            tags,
+            obj,
+            o -> stats.apply(o).earlyRows()));
+    meters.add(
+        registry,
+        Meters.counter(
+            registry,
+            ROWS_LATE,
+            "LATE rows produced: events accepted within a window's grace period, in rows",
+            ROWS,
+            tags,
+            obj,
+            o -> stats.apply(o).lateUpdates()));
+    meters.add(
+        registry,
+        Meters.counter(
+            registry,
+            WINDOWS_RETIRED,
+            "Windows whose state went for good (windows with panes), in windows",
+            WINDOWS,
+            tags,
+            obj,
+            o -> stats.apply(o).retiredWindows()));
   }
 }

@@ -2,6 +2,7 @@ package io.github.lowwater.window;
 
 import io.github.lowwater.WatermarkTimer;
 import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.internal.TimeMath;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +59,18 @@ public abstract class EventTimeWindows<K, V, R> {
   /** Windows ending at or before this were written elsewhere: see {@link #markWritten(long)}. */
   long writtenThroughMillis = WatermarkTracker.NO_WATERMARK;
 
+  /** The period of early results in milliseconds, 0 for none (rule 50). */
+  final long earlyMillis;
+
+  /** The grace period in milliseconds (rule 52): a window takes events until {@code end + G}. */
+  final long graceMillis;
+
+  /**
+   * The newest event time these windows have seen (rule 50): of every event added, observed or
+   * counted late within the future guard; never decreases.
+   */
+  private long newestMillis = WatermarkTracker.NO_WATERMARK;
+
   @SuppressWarnings("unchecked") // the accumulator type is captured once and stays consistent
   EventTimeWindows(WindowOptions<? super V, R, ?> options) {
     String implicitName = getClass().getSimpleName() + ".IMPLICIT_SOURCE";
@@ -74,6 +87,8 @@ public abstract class EventTimeWindows<K, V, R> {
     this.tracker = options.trackerBuilder().build(watermark -> closeReady(watermark));
     this.latePath = new LatePath<>((LateEventHandler<? super V>) options.lateEventHandler);
     this.futureEventPolicy = options.futureEventPolicyOrDefault();
+    this.earlyMillis = options.earlyMillis;
+    this.graceMillis = options.graceMillis;
   }
 
   // The kind: which windows an event belongs to, and what closing them means.
@@ -124,6 +139,13 @@ public abstract class EventTimeWindows<K, V, R> {
 
   /** The dictionary's sweep: sets the bit of every key id that a window not yet emitted holds. */
   abstract void markLiveIds(long[] live);
+
+  /**
+   * With early results: the newest event time rose from {@code previous} to {@code newest}, after
+   * the event was folded in and before the watermark observes it; the kind fires the windows that
+   * have an early mark in {@code (previous, newest]} (rule 50). Never called without early results.
+   */
+  void newestRose(long previous, long newest) {}
 
   // ---------------------------------------------------------------------------------------------
 
@@ -241,6 +263,7 @@ public abstract class EventTimeWindows<K, V, R> {
     }
     accumulate(eventTimeMillis, key, value, watermark);
     counters.accepted();
+    raiseNewest(eventTimeMillis);
     // A timer may throw: the event is in by now.
     observe(source, handle, eventTimeMillis, futureLimit);
     return true;
@@ -269,9 +292,29 @@ public abstract class EventTimeWindows<K, V, R> {
         && eventTimeMillis > tracker.futureLimitMillis();
   }
 
-  /** The kind's lateness rule: every window of the event is finalized, and it joins none open. */
+  /**
+   * The kind's lateness rule: every window of the event is retired (finalized, and past its grace
+   * period), and it joins none open.
+   */
   private boolean closed(long eventTimeMillis, K key, long lateEnd, long watermark) {
-    return lateEnd <= watermark && !joinsOpen(eventTimeMillis, key);
+    return TimeMath.saturatedAdd(lateEnd, graceMillis) <= watermark
+        && !joinsOpen(eventTimeMillis, key);
+  }
+
+  /** Raises the newest event time seen, firing early results if it rose (rule 50). */
+  private void raiseNewest(long eventTimeMillis) {
+    if (eventTimeMillis > newestMillis) {
+      long previous = newestMillis;
+      newestMillis = eventTimeMillis;
+      if (earlyMillis > 0) {
+        newestRose(previous, eventTimeMillis);
+      }
+    }
+  }
+
+  /** Returns the newest event time these windows have seen (rule 50). Writer thread only. */
+  final long newestMillis() {
+    return newestMillis;
   }
 
   /** Observes through the handle when there is one: no hash lookup of the source. */
@@ -301,6 +344,9 @@ public abstract class EventTimeWindows<K, V, R> {
       long futureLimit) {
     latePath.countLate(source);
     counters.late();
+    if (eventTimeMillis <= futureLimit) {
+      raiseNewest(eventTimeMillis);
+    }
     RuntimeException timerFailure = null;
     try {
       observe(source, handle, eventTimeMillis, futureLimit);
@@ -359,8 +405,7 @@ public abstract class EventTimeWindows<K, V, R> {
     List<WindowResult<K, R>> results = new ArrayList<>(readyResults());
     emitting = true;
     try { // taken off the queue only once every result is computed
-      visitReady(
-          (start, end, key, value) -> results.add(new WindowResult<>(start, end, key, value)));
+      visitReady(new RowCollector<>(results));
     } finally {
       emitting = false;
     }
@@ -569,6 +614,9 @@ public abstract class EventTimeWindows<K, V, R> {
     Objects.requireNonNull(source, "source");
     Object key = keyOf(source);
     long futureLimit = tracker.futureLimitMillis();
+    if (eventTimeMillis <= futureLimit) {
+      raiseNewest(eventTimeMillis);
+    }
     boolean observed =
         source instanceof WatermarkTracker.Source // keyOf checked it is these windows'
             ? tracker.observe((WatermarkTracker.Source) source, eventTimeMillis, futureLimit)
@@ -708,5 +756,32 @@ public abstract class EventTimeWindows<K, V, R> {
   @SuppressWarnings("unchecked") // values reach the aggregator only through add(..., V value)
   final Aggregator<Object, Object, ?> objectAggregator() {
     return (Aggregator<Object, Object, ?>) (Aggregator<?, Object, ?>) aggregator;
+  }
+
+  /** The visitor of {@link #pollFinalized()}: a {@link WindowResult} per row, pane included. */
+  private static final class RowCollector<K, R> implements ResultVisitor<K, R> {
+    private final List<WindowResult<K, R>> results;
+
+    RowCollector(List<WindowResult<K, R>> results) {
+      this.results = results;
+    }
+
+    @Override
+    public void visit(long start, long end, K key, R result) {
+      visitPane(start, end, key, result, Timing.ON_TIME, 0, true);
+    }
+
+    @Override
+    public void visitPane(
+        long start, long end, K key, R result, Timing timing, int index, boolean isFinal) {
+      results.add(new WindowResult<>(start, end, key, result, null, timing, index, isFinal));
+    }
+
+    @Override
+    @SuppressWarnings("unchecked") // only called by windows whose result type is Long
+    public void visitLongPane(
+        long start, long end, K key, long result, Timing timing, int index, boolean isFinal) {
+      visitPane(start, end, key, (R) Long.valueOf(result), timing, index, isFinal);
+    }
   }
 }

@@ -19,8 +19,18 @@ package io.github.lowwater.window;
  * });
  * }</pre>
  *
+ * <p><b>Panes.</b> The windows hand every row to {@link #visitPane} (or, with a built-in {@code
+ * long} aggregator, {@link #visitLongPane}), with its {@link Timing}, its index among the rows of
+ * its window and key, and whether it is the window's last. Their defaults drop the pane and call
+ * {@link #visit} (and {@link #visitLong}), so a visitor written before panes existed works as it
+ * did, allocation-free. A visitor that needs the pane (a sink that upserts on the index, with
+ * {@code earlyResults} or a {@code grace} period) overrides {@link #visitPane} <em>and</em>, for a
+ * {@code long} aggregator, {@link #visitLongPane}: the primitive rows never pass through {@code
+ * visitPane}.
+ *
  * <p>An exception thrown by a visitor propagates out of {@code drainFinalized}; the window being
- * visited is visited again, from its first result, at the next call.
+ * visited is visited again, from its first result, at the next call (with early results or a grace
+ * period, where rows come one by one, the row being visited).
  *
  * @param <K> the key type
  * @param <R> the result type
@@ -51,5 +61,52 @@ public interface ResultVisitor<K, R> {
   @SuppressWarnings("unchecked") // only called by windows whose result type is Long
   default void visitLong(long startMillis, long endMillis, K key, long result) {
     visit(startMillis, endMillis, key, (R) Long.valueOf(result));
+  }
+
+  /**
+   * Receives one row with its pane: what the windows call for every row. The default drops the pane
+   * and calls {@link #visit}. Without {@code earlyResults} and {@code grace}, every row is {@link
+   * Timing#ON_TIME}, index 0, final.
+   *
+   * @param startMillis the window's start, inclusive, in epoch milliseconds
+   * @param endMillis the window's end, exclusive, in epoch milliseconds
+   * @param key the key
+   * @param result the whole window's value so far for the key, never a delta
+   * @param timing whether the row came before the window's end, at it, or after it
+   * @param index the row's index among the rows of its window and key, from 0
+   * @param isFinal whether no row of this window and key will follow
+   */
+  default void visitPane(
+      long startMillis,
+      long endMillis,
+      K key,
+      R result,
+      Timing timing,
+      int index,
+      boolean isFinal) {
+    visit(startMillis, endMillis, key, result);
+  }
+
+  /**
+   * Receives one row of a built-in {@code long} aggregator with its pane; see {@link #visitPane}.
+   * The default drops the pane and calls {@link #visitLong}, without boxing.
+   *
+   * @param startMillis the window's start, inclusive, in epoch milliseconds
+   * @param endMillis the window's end, exclusive, in epoch milliseconds
+   * @param key the key
+   * @param result the whole window's value so far for the key
+   * @param timing whether the row came before the window's end, at it, or after it
+   * @param index the row's index among the rows of its window and key, from 0
+   * @param isFinal whether no row of this window and key will follow
+   */
+  default void visitLongPane(
+      long startMillis,
+      long endMillis,
+      K key,
+      long result,
+      Timing timing,
+      int index,
+      boolean isFinal) {
+    visitLong(startMillis, endMillis, key, result);
   }
 }

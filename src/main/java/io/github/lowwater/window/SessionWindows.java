@@ -225,13 +225,23 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     @SuppressWarnings("unchecked") // keys are only ever added through add(..., K key, ...)
     K key = (K) keys.key(sessions.keyId(slot));
     if (longFold != null) {
-      visitor.visitLong(sessions.first(slot), sessions.end(slot), key, sessions.longAt(slot));
-    } else {
-      visitor.visit(
+      visitor.visitLongPane(
           sessions.first(slot),
           sessions.end(slot),
           key,
-          aggregator.result(sessions.objectAt(slot)));
+          sessions.longAt(slot),
+          Timing.ON_TIME,
+          0,
+          true);
+    } else {
+      visitor.visitPane(
+          sessions.first(slot),
+          sessions.end(slot),
+          key,
+          aggregator.result(sessions.objectAt(slot)),
+          Timing.ON_TIME,
+          0,
+          true);
     }
   }
 

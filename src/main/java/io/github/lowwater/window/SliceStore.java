@@ -63,11 +63,16 @@ final class SliceStore {
     return assigner.endOf(eventTimeMillis);
   }
 
+  /** The key id of the last accepted event, for the kind's late-update row. */
+  private int lastId;
+
   /**
    * Adds the value to its (slice, key) accumulator, opening the slice if needed; changes nothing if
    * the key's {@code hashCode} or {@code equals}, or the aggregator, throws.
+   *
+   * @return the slice the value went into
    */
-  void accumulate(long eventTimeMillis, Object key, Object value) {
+  WindowEntries accumulate(long eventTimeMillis, Object key, Object value) {
     WindowEntries w = last;
     long start = 0;
     if (w == null || eventTimeMillis < w.start || eventTimeMillis >= w.end) {
@@ -100,6 +105,13 @@ final class SliceStore {
       counters.entryOpened();
     }
     last = w;
+    lastId = id;
+    return w;
+  }
+
+  /** Returns the key id of the last value {@link #accumulate} took. */
+  int lastKeyId() {
+    return lastId;
   }
 
   /** Returns the oldest open slice, or null. */
@@ -125,18 +137,31 @@ final class SliceStore {
    * windows are all finalized, so its events are late).
    */
   WindowEntries retireOldest() {
+    WindowEntries w = pollOldest();
+    counters.windowClosed(w.size());
+    return w;
+  }
+
+  /**
+   * Takes the oldest open slice out of the open order but keeps it findable by {@link #get}, and
+   * keeps it counted as open: a window in its grace period, which events still reach ({@link
+   * #accumulate} finds it by start) and which the kind counts closed when it retires it.
+   */
+  WindowEntries pollOldest() {
     WindowEntries w = oldestFirst.poll();
     if (last == w) {
       last = null;
     }
-    counters.windowClosed(w.size());
     expectedKeys = w.size();
     return w;
   }
 
-  /** Forgets a retired slice: {@link #get} no longer finds it. */
+  /** Forgets a retired slice: {@link #get} and {@link #accumulate} no longer find it. */
   void release(WindowEntries w) {
     byStart.remove(w.start);
+    if (last == w) {
+      last = null; // a window in its grace period took the last event
+    }
   }
 
   /** Returns the number of slices {@link #get} finds: the open ones and the retired ones. */

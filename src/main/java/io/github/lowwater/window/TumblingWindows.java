@@ -2,7 +2,11 @@ package io.github.lowwater.window;
 
 import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.Checks;
+import io.github.lowwater.internal.TimeMath;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.PriorityQueue;
 import java.util.function.Consumer;
 
 /**
@@ -67,12 +71,52 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   private final Consumer<WindowEntries> markIds = w -> w.markIds(sweepMarks);
 
+  private static final Comparator<WindowEntries> BY_START =
+      (a, b) -> Long.compare(a.start, b.start);
+
+  // With panes (early results or a grace period); all null without.
+
+  /** The rows produced, in order: with panes, every row goes here instead of the queue. */
+  private final PaneLog<K, R> log;
+
+  private final PaneRows<K, R> paneRows;
+
+  /** Windows past their on-time row and within their grace period, by end. */
+  private final PriorityQueue<WindowEntries> inGrace;
+
+  /** The smallest early mark of the open windows, or lower (a window closed since): rule 50. */
+  private long nextFireMillis = WindowEntries.NO_MARK;
+
+  /** The open windows due to fire, gathered by {@link #collectDue}. */
+  private WindowEntries[] due = new WindowEntries[8];
+
+  private int dueCount;
+  private long dueBy;
+  private long notDueMark;
+
+  private final Consumer<WindowEntries> collectDue =
+      w -> {
+        if (w.nextMarkMillis <= dueBy) {
+          if (dueCount == due.length) {
+            due = Arrays.copyOf(due, dueCount * 2);
+          }
+          due[dueCount++] = w;
+        } else {
+          notDueMark = Math.min(notDueMark, w.nextMarkMillis);
+        }
+      };
+
   private TumblingWindows(Builder<? super V, R> builder) {
     super(builder);
     this.sizeMillis = builder.sizeMillis;
-    this.queue = new WindowQueue<>(keys, aggregator, longFold != null, counters);
+    boolean primitive = longFold != null;
+    boolean paned = builder.paned();
+    this.queue = new WindowQueue<>(keys, aggregator, primitive, paned, counters);
     this.windows =
         new SliceStore(new TumblingAssigner(sizeMillis), keys, queue, counters, aggregator);
+    this.log = paned ? new PaneLog<>(aggregator, primitive) : null;
+    this.paneRows = paned ? new PaneRows<>(log, keys, counters, primitive) : null;
+    this.inGrace = paned ? new PriorityQueue<>((a, b) -> Long.compare(a.end, b.end)) : null;
   }
 
   /**
@@ -130,11 +174,56 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   @Override
   void accumulate(long eventTimeMillis, K key, V value, long watermark) {
-    windows.accumulate(eventTimeMillis, key, value);
+    WindowEntries w = windows.accumulate(eventTimeMillis, key, value);
+    if (log == null) {
+      return;
+    }
+    if (w.end <= watermark) { // a late update, within the grace period (rule 52)
+      if (w.nextMarkMillis == WindowEntries.MARK_UNSET) {
+        // Opened by this event: past its end already, it never had an on-time row.
+        windows.pollOldest(); // the oldest: every other open window ends after the watermark
+        w.nextMarkMillis = WindowEntries.NO_MARK;
+        inGrace.add(w);
+      }
+      if (w.end > writtenThroughMillis) {
+        paneRows.late(w, windows.lastKeyId());
+      }
+    } else if (earlyMillis > 0 && w.nextMarkMillis == WindowEntries.MARK_UNSET) {
+      w.nextMarkMillis = PaneMarks.firstMarkAfter(w.start, w.end, earlyMillis, newestMillis());
+      nextFireMillis = Math.min(nextFireMillis, w.nextMarkMillis);
+    }
+  }
+
+  /** Rule 50: every open window with an early mark in {@code (previous, newest]} fires once. */
+  @Override
+  void newestRose(long previous, long newest) {
+    if (newest < nextFireMillis) {
+      return; // the common case: no mark reached
+    }
+    dueBy = newest;
+    notDueMark = WindowEntries.NO_MARK;
+    windows.forEach(collectDue);
+    Arrays.sort(due, 0, dueCount, BY_START);
+    long next = notDueMark;
+    for (int i = 0; i < dueCount; i++) {
+      WindowEntries w = due[i];
+      if (w.end > writtenThroughMillis) {
+        paneRows.early(w);
+      }
+      w.nextMarkMillis = PaneMarks.firstMarkAfter(w.start, w.end, earlyMillis, newest);
+      next = Math.min(next, w.nextMarkMillis);
+    }
+    Arrays.fill(due, 0, dueCount, null);
+    dueCount = 0;
+    nextFireMillis = next;
   }
 
   @Override
   void closeReady(long watermark) {
+    if (log != null) {
+      closePaned(watermark);
+      return;
+    }
     WindowEntries w;
     while ((w = windows.oldest()) != null && w.end <= watermark) {
       windows.closeOldest();
@@ -146,28 +235,76 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     }
   }
 
+  /**
+   * With panes: each window the watermark reaches gets its on-time rows (rule 51), then retires
+   * (rule 52) or waits in its grace period; the windows whose grace period the watermark passed
+   * retire. A window written elsewhere ({@link #markWritten}) gets no row.
+   */
+  private void closePaned(long watermark) {
+    WindowEntries w;
+    while ((w = windows.oldest()) != null && w.end <= watermark) {
+      windows.pollOldest();
+      counters.windowFinalized();
+      boolean retires = TimeMath.saturatedAdd(w.end, graceMillis) <= watermark;
+      if (w.end > writtenThroughMillis) {
+        paneRows.onTime(w, retires);
+      }
+      w.nextMarkMillis = WindowEntries.NO_MARK; // not open: no early row from now on
+      if (retires) {
+        retire(w);
+      } else {
+        inGrace.add(w);
+      }
+    }
+    while ((w = inGrace.peek()) != null && TimeMath.saturatedAdd(w.end, graceMillis) <= watermark) {
+      retire(inGrace.poll());
+    }
+  }
+
+  /** A window's state goes for good; its rows stay in the log. */
+  private void retire(WindowEntries w) {
+    windows.release(w);
+    counters.windowClosed(w.size());
+    counters.windowRetired();
+    keys.emitted();
+    queue.recycle(w);
+  }
+
   @Override
   boolean noneReady() {
-    return queue.isEmpty();
+    return log != null ? log.isEmpty() : queue.isEmpty();
   }
 
   @Override
   int readyResults() {
-    return queue.results();
+    return log != null ? log.size() : queue.results();
   }
 
   @Override
   void visitReady(ResultVisitor<? super K, ? super R> visitor) {
-    queue.visitAll(visitor);
+    if (log != null) {
+      log.visitAll(visitor);
+    } else {
+      queue.visitAll(visitor);
+    }
   }
 
   @Override
   void takeReady() {
-    queue.takeAll();
+    if (log != null) {
+      queue.sizeSparePool(counters.openWindows());
+      log.takeAll();
+    } else {
+      queue.takeAll();
+    }
   }
 
   @Override
   int drainReady(ResultVisitor<? super K, ? super R> visitor) {
+    if (log != null) {
+      queue.sizeSparePool(counters.openWindows());
+      return log.drain(visitor);
+    }
     return queue.drain(visitor);
   }
 
@@ -181,6 +318,9 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     try {
       windows.forEach(markIds);
       queue.forEachFinalized(markIds);
+      if (inGrace != null) {
+        inGrace.forEach(markIds);
+      }
     } finally {
       sweepMarks = null;
     }
@@ -196,9 +336,54 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   public static final class Builder<V, R> extends WindowOptions<V, R, Builder<V, R>> {
     private final long sizeMillis;
 
+    private boolean earlySet;
+    private boolean graceSet;
+
     private Builder(Duration size, Aggregator<? super V, ?, R> aggregator) {
       super(aggregator);
       this.sizeMillis = Checks.requireMillis(size, "size");
+    }
+
+    /**
+     * Turns on early results: an open window emits an {@link Timing#EARLY} row for each key whose
+     * value may have changed since its last row, each time the newest event time these windows have
+     * seen first reaches {@code start + k * period} below its end ({@code k >= 1}; semantics rule
+     * 50). Driven by event time only, so that the same events give the same rows. Off by default.
+     *
+     * @param period the period, at least one millisecond; converted once, saturating
+     * @return this builder
+     * @throws NullPointerException if {@code period} is null
+     * @throws IllegalArgumentException if {@code period} is shorter than one millisecond
+     * @throws IllegalStateException if early results were already set
+     */
+    public Builder<V, R> earlyResults(Duration period) {
+      long millis = Checks.requireMillis(period, "earlyResults");
+      Checks.requireUnset(!earlySet, "earlyResults", Duration.ofMillis(earlyMillis));
+      this.earlyMillis = millis;
+      this.earlySet = true;
+      return this;
+    }
+
+    /**
+     * Sets the grace period: after its on-time row a window keeps taking events while {@code
+     * watermark < end + grace}, each one giving a {@link Timing#LATE} row with the whole value
+     * (semantics rule 52); at {@code end + grace} it retires and later events are late. Unlike the
+     * allowed lateness, which delays every window's on-time row, the grace period keeps the on-time
+     * row prompt and pays with extra rows and the state of {@code grace} more event time. Default
+     * 0: a window retires at its on-time row.
+     *
+     * @param grace the grace period, {@code >= 0}; converted once, saturating
+     * @return this builder
+     * @throws NullPointerException if {@code grace} is null
+     * @throws IllegalArgumentException if {@code grace} is negative
+     * @throws IllegalStateException if the grace period was already set
+     */
+    public Builder<V, R> grace(Duration grace) {
+      Checks.requireNonNegative(grace, "grace");
+      Checks.requireUnset(!graceSet, "grace", Duration.ofMillis(graceMillis));
+      this.graceMillis = TimeMath.toMillisSaturated(grace);
+      this.graceSet = true;
+      return this;
     }
 
     /**
@@ -209,8 +394,14 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
      * @param <K> the key type
      * @param <W> the value type: the builder's, or a subtype (a {@code count()} counts any values)
      * @return new windows
+     * @throws IllegalArgumentException with early results or a grace period, if the aggregator is
+     *     not a built-in {@code long} one and does not implement {@link Aggregator#merge} (a row
+     *     keeps a copy of the accumulator, made by merging it into a new one)
      */
     public <K, W extends V> TumblingWindows<K, W, R> build() {
+      if (paned() && !(aggregator instanceof LongFold)) {
+        requireMerging("early results and a grace period");
+      }
       return new TumblingWindows<K, W, R>(this);
     }
   }

@@ -17,6 +17,9 @@ final class WindowCounters {
   private static final VarHandle OPEN_WINDOWS;
   private static final VarHandle OPEN_ENTRIES;
   private static final VarHandle FINALIZED_WINDOWS;
+  private static final VarHandle EARLY_ROWS;
+  private static final VarHandle LATE_UPDATES;
+  private static final VarHandle RETIRED_WINDOWS;
 
   static {
     try {
@@ -28,6 +31,9 @@ final class WindowCounters {
       OPEN_ENTRIES = lookup.findVarHandle(WindowCounters.class, "openEntries", long.class);
       FINALIZED_WINDOWS =
           lookup.findVarHandle(WindowCounters.class, "finalizedWindows", long.class);
+      EARLY_ROWS = lookup.findVarHandle(WindowCounters.class, "earlyRows", long.class);
+      LATE_UPDATES = lookup.findVarHandle(WindowCounters.class, "lateUpdates", long.class);
+      RETIRED_WINDOWS = lookup.findVarHandle(WindowCounters.class, "retiredWindows", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -39,6 +45,9 @@ final class WindowCounters {
   private long openWindows;
   private long openEntries;
   private long finalizedWindows;
+  private long earlyRows;
+  private long lateUpdates;
+  private long retiredWindows;
 
   /** An event went into its window. */
   void accepted() {
@@ -81,6 +90,18 @@ final class WindowCounters {
   }
 
   /** The open windows, for the owner thread (a plain read). */
+  void earlyRow() {
+    EARLY_ROWS.setRelease(this, earlyRows + 1);
+  }
+
+  void lateUpdate() {
+    LATE_UPDATES.setRelease(this, lateUpdates + 1);
+  }
+
+  void windowRetired() {
+    RETIRED_WINDOWS.setRelease(this, retiredWindows + 1);
+  }
+
   long openWindows() {
     return openWindows;
   }
@@ -106,6 +127,9 @@ final class WindowCounters {
         (long) OPEN_ENTRIES.getAcquire(this),
         (long) FINALIZED_WINDOWS.getAcquire(this),
         watermark,
-        (long) PARTIALLY_LATE.getAcquire(this));
+        (long) PARTIALLY_LATE.getAcquire(this),
+        (long) EARLY_ROWS.getAcquire(this),
+        (long) LATE_UPDATES.getAcquire(this),
+        (long) RETIRED_WINDOWS.getAcquire(this));
   }
 }

@@ -30,6 +30,18 @@ final class WindowEntries {
   /** For a finalized hopping window: whether it holds its panes' combination yet. */
   boolean combined;
 
+  /**
+   * With early results: the next early mark of the window (rule 50), {@link #NO_MARK} if none is
+   * left, or {@link #MARK_UNSET} until its kind sets it.
+   */
+  long nextMarkMillis;
+
+  static final long NO_MARK = Long.MAX_VALUE;
+  static final long MARK_UNSET = Long.MIN_VALUE;
+
+  /** With panes: each key's rows; null without (and then the window may turn dense). */
+  final PaneMarks marks;
+
   private final boolean primitive;
   private boolean dense;
 
@@ -48,7 +60,19 @@ final class WindowEntries {
    * @param primitive whether the accumulators are {@code long}s ({@link LongFold})
    */
   WindowEntries(boolean primitive) {
+    this(primitive, false);
+  }
+
+  /**
+   * Creates an empty window; {@link #reset} it before use.
+   *
+   * @param primitive whether the accumulators are {@code long}s ({@link LongFold})
+   * @param paned whether its rows are panes ({@link PaneMarks}): such a window stays indexed, since
+   *     the marks go by entry position
+   */
+  WindowEntries(boolean primitive, boolean paned) {
     this.primitive = primitive;
+    this.marks = paned ? new PaneMarks(primitive) : null;
   }
 
   /**
@@ -59,7 +83,11 @@ final class WindowEntries {
     dropAccumulators();
     this.start = start;
     this.end = end;
-    dense = primitive && expectedKeys > 0 && 2L * expectedKeys >= idBound;
+    this.nextMarkMillis = MARK_UNSET;
+    if (marks != null) {
+      marks.clear();
+    }
+    dense = primitive && marks == null && expectedKeys > 0 && 2L * expectedKeys >= idBound;
     if (dense) {
       emptyDenseForm(idBound, expectedKeys);
       if (index != null && index.size() > 0) {
@@ -84,6 +112,14 @@ final class WindowEntries {
     if (objects != null) {
       Arrays.fill(objects, 0, index.size(), null);
     }
+  }
+
+  /**
+   * Returns the entry position of key {@code id}, or a negative number if it is absent; for an
+   * indexed window only (a window with panes never turns dense).
+   */
+  int positionOf(int id) {
+    return index.positionOf(id);
   }
 
   /** Returns the number of keys. */
@@ -157,7 +193,7 @@ final class WindowEntries {
 
   /** Inserts a new key at the index's free {@code position}, turning dense first if it is time. */
   private void insertLong(int id, int position, long accumulator, int idBound) {
-    if (index.growsOnNextInsert() && 2L * (index.size() + 1) >= idBound) {
+    if (index.growsOnNextInsert() && marks == null && 2L * (index.size() + 1) >= idBound) {
       densify(idBound);
       addDense(id, accumulator);
       return;
@@ -213,6 +249,13 @@ final class WindowEntries {
   boolean fold(int id, Object value, Aggregator<Object, Object, ?> aggregator) {
     int position = index.positionOf(id);
     if (position >= 0) {
+      if (marks != null && marks.isShared(position)) {
+        // A row refers to this accumulator: fold into a copy, so that the row keeps its value.
+        Object copy = aggregator.merge(aggregator.create(), objects[position]);
+        objects[position] = aggregator.add(copy, value);
+        marks.unshare(position);
+        return false;
+      }
       objects[position] = aggregator.add(objects[position], value);
       return false;
     }

@@ -26,6 +26,7 @@ final class WindowQueue<K, R> {
   private final KeyDictionary keys;
   private final Aggregator<?, Object, R> aggregator;
   private final boolean primitive;
+  private final boolean paned;
   private final WindowCounters counters;
 
   /** Finalized windows not emitted yet, in the order they were finalized. */
@@ -63,9 +64,22 @@ final class WindowQueue<K, R> {
       Aggregator<?, Object, R> aggregator,
       boolean primitive,
       WindowCounters counters) {
+    this(keys, aggregator, primitive, false, counters);
+  }
+
+  /**
+   * @param paned whether its windows' rows are panes: every window it opens has {@link PaneMarks}
+   */
+  WindowQueue(
+      KeyDictionary keys,
+      Aggregator<?, Object, R> aggregator,
+      boolean primitive,
+      boolean paned,
+      WindowCounters counters) {
     this.keys = keys;
     this.aggregator = aggregator;
     this.primitive = primitive;
+    this.paned = paned;
     this.counters = counters;
   }
 
@@ -74,7 +88,7 @@ final class WindowQueue<K, R> {
     WindowEntries reused = spare.poll();
     windowsOpenedSinceDrain++;
     openedInEpoch++;
-    return (reused != null ? reused : new WindowEntries(primitive))
+    return (reused != null ? reused : new WindowEntries(primitive, paned))
         .reset(start, end, expectedKeys, keys.idBound());
   }
 
@@ -143,9 +157,11 @@ final class WindowQueue<K, R> {
       @SuppressWarnings("unchecked") // keys are only ever added through add(..., K key, ...)
       K key = (K) keys.key(ids[position]);
       if (primitive) {
-        visitor.visitLong(w.start, w.end, key, w.longAt(position, ids[position]));
+        visitor.visitLongPane(
+            w.start, w.end, key, w.longAt(position, ids[position]), Timing.ON_TIME, 0, true);
       } else {
-        visitor.visit(w.start, w.end, key, aggregator.result(w.objectAt(position)));
+        visitor.visitPane(
+            w.start, w.end, key, aggregator.result(w.objectAt(position)), Timing.ON_TIME, 0, true);
       }
     }
   }

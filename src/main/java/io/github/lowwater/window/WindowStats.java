@@ -20,6 +20,12 @@ package io.github.lowwater.window;
  * @param partiallyLate accepted events of hopping windows whose first windows were already
  *     finalized, so that they went into their open windows only (always 0 for the other kinds;
  *     included in {@code accepted}, never handed to the late handler)
+ * @param earlyRows {@code EARLY} rows produced ({@code earlyResults}), whether or not drained yet
+ * @param lateUpdates {@code LATE} rows produced: events accepted into a window after its on-time
+ *     row, within its {@code grace} period (included in {@code accepted})
+ * @param retiredWindows windows whose state went for good: at their on-time row without a grace
+ *     period, once the watermark passes {@code end + grace} with one (counted by the kinds with
+ *     panes; 0 for the others)
  */
 public record WindowStats(
     long accepted,
@@ -29,7 +35,45 @@ public record WindowStats(
     long openEntries,
     long finalizedWindows,
     long watermark,
-    long partiallyLate) {
+    long partiallyLate,
+    long earlyRows,
+    long lateUpdates,
+    long retiredWindows) {
+
+  /**
+   * A snapshot without panes: the form of windows without early results or a grace period.
+   *
+   * @param accepted events added to a window
+   * @param late events that went to the late path
+   * @param futureEvents events beyond the future-timestamp guard
+   * @param openWindows windows not finalized yet
+   * @param openEntries (window, key) accumulators held by the open windows
+   * @param finalizedWindows windows finalized so far
+   * @param watermark the watermark
+   * @param partiallyLate accepted events of hopping windows whose first windows were finalized
+   */
+  public WindowStats(
+      long accepted,
+      long late,
+      long futureEvents,
+      long openWindows,
+      long openEntries,
+      long finalizedWindows,
+      long watermark,
+      long partiallyLate) {
+    this(
+        accepted,
+        late,
+        futureEvents,
+        openWindows,
+        openEntries,
+        finalizedWindows,
+        watermark,
+        partiallyLate,
+        0,
+        0,
+        0);
+  }
 
   /**
    * A snapshot without partially late events: the form of the kinds that have none.

@@ -87,9 +87,12 @@ class KafkaWindowsMetricsTest {
             "lowwater.quiet.advances COUNTER advances [group=counter]",
             "lowwater.records.redelivered COUNTER records [group=counter]",
             "lowwater.records.skipped COUNTER records [group=counter]",
+            "lowwater.rows.early COUNTER rows [group=counter]",
+            "lowwater.rows.late COUNTER rows [group=counter]",
             "lowwater.watermark.lag GAUGE milliseconds [group=counter]",
             "lowwater.windows.finalized COUNTER windows [group=counter]",
-            "lowwater.windows.open GAUGE windows [group=counter]");
+            "lowwater.windows.open GAUGE windows [group=counter]",
+            "lowwater.windows.retired COUNTER windows [group=counter]");
     assertThat(value(registry, "lowwater.watermark.lag", GROUP)).isNaN();
     assertThat(value(registry, "lowwater.partition.frontier.lag", partition(P0))).isNaN();
 
@@ -226,14 +229,14 @@ class KafkaWindowsMetricsTest {
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
     KafkaWindowsMetrics metrics = new KafkaWindowsMetrics(windows, GROUP, clock);
     metrics.bindTo(registry);
-    assertThat(registry.getMeters()).hasSize(17 + 2);
+    assertThat(registry.getMeters()).hasSize(20 + 2);
     windows.rebalanceListener().onPartitionsAssigned(List.of(P1));
     metrics.bindTo(registry); // already bound: only refreshes
-    assertThat(registry.getMeters()).hasSize(17 + 4);
+    assertThat(registry.getMeters()).hasSize(20 + 4);
     metrics.close();
     assertThat(registry.getMeters()).isEmpty();
     metrics.bindTo(registry);
-    assertThat(registry.getMeters()).hasSize(17 + 4);
+    assertThat(registry.getMeters()).hasSize(20 + 4);
     assertThat(metrics.partitionsWithMeters()).containsExactlyInAnyOrder(P0, P1);
   }
 

@@ -77,9 +77,12 @@ class PrometheusScrapeTest {
             "lowwater_quiet_advances_total{group=\"counter\"} 0.0",
             "lowwater_records_redelivered_records_total{group=\"counter\"} 0.0",
             "lowwater_records_skipped_records_total{group=\"counter\"} 0.0",
+            "lowwater_rows_early_rows_total{group=\"counter\"} 0.0",
+            "lowwater_rows_late_rows_total{group=\"counter\"} 0.0",
             "lowwater_watermark_lag_milliseconds{group=\"counter\"} 600000.0",
             "lowwater_windows_finalized_windows_total{group=\"counter\"} 1.0",
-            "lowwater_windows_open_windows{group=\"counter\"} 2.0");
+            "lowwater_windows_open_windows{group=\"counter\"} 2.0",
+            "lowwater_windows_retired_windows_total{group=\"counter\"} 0.0");
     assertThat(types)
         .containsExactly(
             "# TYPE lowwater_alignment_pauses_total counter",
@@ -98,9 +101,12 @@ class PrometheusScrapeTest {
             "# TYPE lowwater_quiet_advances_total counter",
             "# TYPE lowwater_records_redelivered_records_total counter",
             "# TYPE lowwater_records_skipped_records_total counter",
+            "# TYPE lowwater_rows_early_rows_total counter",
+            "# TYPE lowwater_rows_late_rows_total counter",
             "# TYPE lowwater_watermark_lag_milliseconds gauge",
             "# TYPE lowwater_windows_finalized_windows_total counter",
-            "# TYPE lowwater_windows_open_windows gauge");
+            "# TYPE lowwater_windows_open_windows gauge",
+            "# TYPE lowwater_windows_retired_windows_total counter");
     assertThat(helps)
         .containsExactlyInAnyOrderElementsOf(types.stream().map(l -> l.split(" ")[2]).toList());
   }

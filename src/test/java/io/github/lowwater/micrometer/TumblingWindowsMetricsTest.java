@@ -39,10 +39,13 @@ class TumblingWindowsMetricsTest {
             "lowwater.events.accepted COUNTER events [pipeline=arrivals]",
             "lowwater.events.future COUNTER events [pipeline=arrivals]",
             "lowwater.events.late COUNTER events [pipeline=arrivals]",
+            "lowwater.rows.early COUNTER rows [pipeline=arrivals]",
+            "lowwater.rows.late COUNTER rows [pipeline=arrivals]",
             "lowwater.sources.active GAUGE sources [pipeline=arrivals]",
             "lowwater.watermark.lag GAUGE milliseconds [pipeline=arrivals]",
             "lowwater.windows.finalized COUNTER windows [pipeline=arrivals]",
-            "lowwater.windows.open GAUGE windows [pipeline=arrivals]");
+            "lowwater.windows.open GAUGE windows [pipeline=arrivals]",
+            "lowwater.windows.retired COUNTER windows [pipeline=arrivals]");
     assertThat(value(registry, "lowwater.watermark.lag", TAGS)).isNaN();
 
     clock.advance(Duration.ofMinutes(10)); // the wall clock is at T + 10 min
@@ -73,10 +76,31 @@ class TumblingWindowsMetricsTest {
   void closeRemovesEveryMeterAndTheBinderMayBeBoundAgain() {
     TumblingWindowsMetrics metrics = new TumblingWindowsMetrics(windows);
     metrics.bindTo(registry);
-    assertThat(registry.getMeters()).hasSize(8);
+    assertThat(registry.getMeters()).hasSize(11);
     metrics.close();
     assertThat(registry.getMeters()).isEmpty();
     metrics.bindTo(registry); // bindable again
-    assertThat(registry.getMeters()).hasSize(8);
+    assertThat(registry.getMeters()).hasSize(11);
+  }
+
+  @Test
+  void thePaneMetersCountEarlyRowsLateUpdatesAndRetiredWindows() {
+    TumblingWindows<String, Long, Long> paned =
+        TumblingWindows.builder(Duration.ofMinutes(5), Aggregators.sumLong())
+            .allowedLateness(Duration.ZERO)
+            .earlyResults(Duration.ofMinutes(1))
+            .grace(Duration.ofMinutes(2))
+            .clock(clock)
+            .build();
+    new TumblingWindowsMetrics(paned, TAGS).bindTo(registry);
+    paned.add(T, "a", 1L);
+    paned.add(T + MINUTE, "b", 1L); // the mark T + 1 min: two early rows
+    paned.add(T + 5 * MINUTE, "a", 1L); // [T, T + 5 min) on time, in its grace period
+    paned.add(T + 2 * MINUTE, "a", 1L); // a late update
+    paned.add(T + 7 * MINUTE, "a", 1L); // end + grace: [T, T + 5 min) retires
+    // ... and [T + 5 min, T + 10 min) passes its mark T + 6 min: its first early row
+    assertThat(value(registry, "lowwater.rows.early", TAGS)).isEqualTo(3.0);
+    assertThat(value(registry, "lowwater.rows.late", TAGS)).isEqualTo(1.0);
+    assertThat(value(registry, "lowwater.windows.retired", TAGS)).isEqualTo(1.0);
   }
 }
