@@ -6,32 +6,54 @@ import io.github.lowwater.WatermarkTracker;
  * What a partition's next owner needs, carried in the metadata of the partition's committed offset
  * ({@code OffsetAndMetadata.metadata()}), and its text codec. Immutable; any thread.
  *
- * <p>The format, version 1, is one line of ASCII: {@code lw1;e=<long>;f=<long>;w=<long>;n=<long>},
- * the four fields in any order, each exactly once, decimal {@code long}s ({@link
- * WatermarkTracker#NO_WATERMARK} for "none"). At most 95 characters, far under the broker's
- * 4,096-byte default {@code offset.metadata.max.bytes}. {@link #parse} rejects anything else with a
- * {@link CheckpointFormatException}, never with another exception: another tool may have committed
- * on the same group, and a later version of this library writes {@code lw2}.
+ * <p>The format is one line of ASCII, in two versions:
+ *
+ * <ul>
+ *   <li>{@code lw1;e=<long>;f=<long>;w=<long>;n=<long>}: written by windows without panes, so that
+ *       an instance of an older version reads what a newer one commits during a rolling upgrade;
+ *   <li>{@code lw2;e=<long>;f=<long>;w=<long>;n=<long>;g=<long>;p=<long>}: written by windows with
+ *       early results or a grace period; {@code e} then means <em>retired</em> through (every
+ *       window ending by it has had all its rows, late updates included, returned), and {@code g}
+ *       and {@code p} are the writer's grace period and early-results period, so that a reader
+ *       built with others can say that its rows will differ.
+ * </ul>
+ *
+ * <p>The fields come in any order, each exactly once, decimal {@code long}s ({@link
+ * WatermarkTracker#NO_WATERMARK} for "none"). At most {@link #MAX_LENGTH} characters, far under the
+ * broker's 4,096-byte default {@code offset.metadata.max.bytes}. {@link #parse} reads both versions
+ * and rejects anything else with a {@link CheckpointFormatException}, never with another exception:
+ * another tool may have committed on the same group, and a later version of this library may write
+ * {@code lw3}.
  *
  * @param writtenThroughMillis every window of the partition that ends at or before this has been
- *     written (its results returned before the commit): a record of such a window is redelivered
+ *     written and retired (all its results returned before the commit): a record of such a window
+ *     is redelivered
  * @param frontierMillis the largest event time of the partition's records before the committed
  *     offset, as far as its owners saw
  * @param watermarkMillis the partition's watermark as of the committed offset: the next owner
  *     starts from it, so that it judges the re-read records as the previous owner did
  * @param readThroughOffset the offset after the last record the committing owner had read: a record
  *     of a written window below it is redelivered, one at or after it is truly late
+ * @param graceMillis the writer's grace period, 0 in version 1
+ * @param earlyMillis the writer's period of early results, 0 for none (and in version 1)
  */
 record Checkpoint(
-    long writtenThroughMillis, long frontierMillis, long watermarkMillis, long readThroughOffset) {
+    long writtenThroughMillis,
+    long frontierMillis,
+    long watermarkMillis,
+    long readThroughOffset,
+    long graceMillis,
+    long earlyMillis) {
 
-  /** The version tag the encoded form starts with. */
+  /** The version tag of a checkpoint without panes. */
   static final String VERSION = "lw1";
 
-  /** Longer metadata is not ours: rejected before any parsing. */
-  static final int MAX_LENGTH = 128;
+  /** The version tag of a checkpoint with panes. */
+  static final String VERSION_2 = "lw2";
 
-  /** No window written, no frontier, no watermark: what a partition without metadata starts as. */
+  /** The longest encoded form: {@code lw2} and six fields of at most 20 digits and a sign. */
+  static final int MAX_LENGTH = 160;
+
   static final Checkpoint NONE =
       new Checkpoint(
           WatermarkTracker.NO_WATERMARK,
@@ -39,30 +61,45 @@ record Checkpoint(
           WatermarkTracker.NO_WATERMARK,
           0);
 
-  /**
-   * Returns the encoded form.
-   *
-   * @return {@code lw1;e=...;f=...;w=...;n=...}
-   */
-  String encode() {
-    return VERSION
-        + ";e="
-        + writtenThroughMillis
-        + ";f="
-        + frontierMillis
-        + ";w="
-        + watermarkMillis
-        + ";n="
-        + readThroughOffset;
+  /** A checkpoint without panes (version 1). */
+  Checkpoint(
+      long writtenThroughMillis,
+      long frontierMillis,
+      long watermarkMillis,
+      long readThroughOffset) {
+    this(writtenThroughMillis, frontierMillis, watermarkMillis, readThroughOffset, 0, 0);
+  }
+
+  /** Returns whether it was written by windows with panes: version 2. */
+  boolean paned() {
+    return graceMillis != 0 || earlyMillis != 0;
   }
 
   /**
-   * Decodes committed metadata.
+   * Returns the metadata string: version 1 without panes, version 2 with.
    *
-   * @param metadata the committed metadata, possibly {@code null} or empty
-   * @return the checkpoint, or {@link #NONE} for {@code null} or empty metadata
-   * @throws CheckpointFormatException if the metadata is not a version-1 checkpoint; never another
-   *     exception
+   * @return the encoded checkpoint, at most {@link #MAX_LENGTH} characters
+   */
+  String encode() {
+    String v1 =
+        ";e="
+            + writtenThroughMillis
+            + ";f="
+            + frontierMillis
+            + ";w="
+            + watermarkMillis
+            + ";n="
+            + readThroughOffset;
+    return paned() ? VERSION_2 + v1 + ";g=" + graceMillis + ";p=" + earlyMillis : VERSION + v1;
+  }
+
+  /**
+   * Parses metadata written by {@link #encode()}, of either version. Null or empty metadata (an
+   * offset committed without a checkpoint) is {@link #NONE}.
+   *
+   * @param metadata the committed metadata
+   * @return the checkpoint
+   * @throws CheckpointFormatException if the metadata is not a checkpoint of version 1 or 2
    */
   static Checkpoint parse(String metadata) {
     if (metadata == null || metadata.isEmpty()) {
@@ -72,17 +109,18 @@ record Checkpoint(
       throw new CheckpointFormatException(metadata, "longer than " + MAX_LENGTH + " characters");
     }
     String[] parts = metadata.split(";", -1);
-    if (!VERSION.equals(parts[0])) {
-      throw new CheckpointFormatException(metadata, "does not start with " + VERSION + ";");
-    }
-    if (parts.length != 5) {
+    boolean v2 = VERSION_2.equals(parts[0]);
+    if (!v2 && !VERSION.equals(parts[0])) {
       throw new CheckpointFormatException(
-          metadata, "expected 4 fields, found " + (parts.length - 1));
+          metadata, "does not start with " + VERSION + "; or " + VERSION_2 + ";");
     }
-    long e = 0;
-    long f = 0;
-    long w = 0;
-    long n = 0;
+    int fields = v2 ? 6 : 4;
+    if (parts.length != fields + 1) {
+      throw new CheckpointFormatException(
+          metadata, "expected " + fields + " fields, found " + (parts.length - 1));
+    }
+    String names = v2 ? "efwngp" : "efwn";
+    long[] values = new long[6];
     int seen = 0;
     for (int i = 1; i < parts.length; i++) {
       String part = parts[i];
@@ -90,31 +128,23 @@ record Checkpoint(
         throw new CheckpointFormatException(metadata, "field " + i + " is not <name>=<value>");
       }
       char name = part.charAt(0);
-      int bit =
-          switch (name) {
-            case 'e' -> 1;
-            case 'f' -> 2;
-            case 'w' -> 4;
-            case 'n' -> 8;
-            default ->
-                throw new CheckpointFormatException(metadata, "unknown field '" + name + "'");
-          };
-      if ((seen & bit) != 0) {
+      int field = names.indexOf(name);
+      if (field < 0) {
+        throw new CheckpointFormatException(metadata, "unknown field '" + name + "'");
+      }
+      if ((seen & (1 << field)) != 0) {
         throw new CheckpointFormatException(metadata, "field '" + name + "' twice");
       }
-      seen |= bit;
-      long value = parseLong(metadata, name, part.substring(2));
-      switch (name) {
-        case 'e' -> e = value;
-        case 'f' -> f = value;
-        case 'w' -> w = value;
-        default -> n = value;
+      seen |= 1 << field;
+      values[field] = parseLong(metadata, name, part.substring(2));
+    }
+    for (int field = 3; field < fields; field++) {
+      if (values[field] < 0) {
+        throw new CheckpointFormatException(
+            metadata, "field '" + names.charAt(field) + "' is negative");
       }
     }
-    if (n < 0) {
-      throw new CheckpointFormatException(metadata, "field 'n' is negative");
-    }
-    return new Checkpoint(e, f, w, n);
+    return new Checkpoint(values[0], values[1], values[2], values[3], values[4], values[5]);
   }
 
   private static long parseLong(String metadata, char name, String text) {

@@ -1,5 +1,6 @@
 package io.github.lowwater.kafka;
 
+import io.github.lowwater.window.EventTimeWindows;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -27,6 +28,8 @@ final class CheckpointReader {
 
   /** Partitions whose unreadable checkpoint was logged. */
   private final Set<TopicPartition> unreadableLogged = new HashSet<>();
+
+  private final Set<TopicPartition> panesLogged = new HashSet<>();
 
   CheckpointReader(Consumer<?, ?> consumer) {
     this.consumer = consumer;
@@ -62,6 +65,31 @@ final class CheckpointReader {
             e.getMessage());
       }
       return Checkpoint.NONE;
+    }
+  }
+
+  /**
+   * Logs once per partition, at WARN, a checkpoint written with another grace period or period of
+   * early results than the windows have (version 1: neither): the records the windows re-read give
+   * other rows than the previous owner's. The checkpoint is used all the same; its claims hold
+   * whatever the options.
+   */
+  void warnIfPanesDiffer(TopicPartition tp, Checkpoint checkpoint, EventTimeWindows<?, ?, ?> w) {
+    if (checkpoint == Checkpoint.NONE
+        || (checkpoint.graceMillis() == w.graceMillis()
+            && checkpoint.earlyMillis() == w.earlyResultsMillis())) {
+      return;
+    }
+    if (panesLogged.add(tp)) {
+      LOG.warn(
+          "{}: its checkpoint was written with grace {} ms and early results every {} ms, these"
+              + " windows have {} ms and {} ms (0: none); the rows of the re-read windows will"
+              + " differ from the previous owner's",
+          tp,
+          checkpoint.graceMillis(),
+          checkpoint.earlyMillis(),
+          w.graceMillis(),
+          w.earlyResultsMillis());
     }
   }
 }

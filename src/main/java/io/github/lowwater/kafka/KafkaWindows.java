@@ -985,11 +985,14 @@ public final class KafkaWindows<K, V, R> {
      *     Aggregator#merge}
      */
     public <K, W extends V> KafkaWindows<K, W, R> build() {
-      if (advance != null) {
-        HoppingWindows.builder(size, advance, aggregator).build(); // refuses a non-merging one
+      if (advance != null) { // refuses a non-merging aggregator, and panes (tumbling only)
+        copyOptionsTo(HoppingWindows.builder(size, advance, aggregator)).build();
       }
       if (gap != null) {
-        SessionWindows.builder(gap, aggregator).build(); // refuses a non-merging one
+        copyOptionsTo(SessionWindows.builder(gap, aggregator)).build();
+      }
+      if (advance == null && gap == null) { // refuses panes with an aggregator that cannot merge
+        copyOptionsTo(TumblingWindows.builder(size, aggregator)).build();
       }
       if (consumer == null) {
         throw new IllegalStateException(

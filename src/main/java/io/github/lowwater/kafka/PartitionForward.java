@@ -1,6 +1,7 @@
 package io.github.lowwater.kafka;
 
 import io.github.lowwater.window.ResultVisitor;
+import io.github.lowwater.window.Timing;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -24,5 +25,17 @@ final class PartitionForward<K, R> implements ResultVisitor<K, R> {
   @Override
   public void visitLong(long startMillis, long endMillis, K key, long result) {
     target.visitLong(partition, startMillis, endMillis, key, result);
+  }
+
+  @Override
+  public void visitPane(
+      long startMillis, long endMillis, K key, R result, Timing timing, int index, boolean fin) {
+    target.visitPane(partition, startMillis, endMillis, key, result, timing, index, fin);
+  }
+
+  @Override
+  public void visitLongPane(
+      long startMillis, long endMillis, K key, long result, Timing timing, int index, boolean fin) {
+    target.visitLongPane(partition, startMillis, endMillis, key, result, timing, index, fin);
   }
 }

@@ -91,6 +91,7 @@ final class PartitionLifecycle<K, V, R> {
     PartitionState<K, V, R> p = scope.newPartition(tp, nowNanos);
     if (om != null) {
       Checkpoint checkpoint = checkpoints.parse(tp, om);
+      checkpoints.warnIfPanesDiffer(tp, checkpoint, p.windows);
       p.restore(om, checkpoint);
       scope.restored(p, checkpoint);
       if (checkpoint != Checkpoint.NONE) {

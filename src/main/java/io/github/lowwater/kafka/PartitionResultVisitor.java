@@ -1,5 +1,6 @@
 package io.github.lowwater.kafka;
 
+import io.github.lowwater.window.Timing;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -10,6 +11,12 @@ import org.apache.kafka.common.TopicPartition;
  * <p>A lambda implements {@link #visit}. With a built-in {@code long} aggregator of {@link
  * io.github.lowwater.window.Aggregators} the windows call {@link #visitLong} instead, whose default
  * boxes the value and calls {@link #visit}: override it to receive the primitive.
+ *
+ * <p><b>Panes.</b> Every row reaches {@link #visitPane} (or {@link #visitLongPane}) with its {@link
+ * Timing}, its index among the rows of its window, partition and key, and whether it is the last;
+ * the defaults drop the pane and call {@link #visit} and {@link #visitLong}, so a visitor written
+ * before panes existed works unchanged. A sink that upserts on the index (with {@code earlyResults}
+ * or a {@code grace} period) overrides both pane methods.
  *
  * @param <K> the key type
  * @param <R> the result type
@@ -43,5 +50,55 @@ public interface PartitionResultVisitor<K, R> {
   default void visitLong(
       TopicPartition partition, long startMillis, long endMillis, K key, long result) {
     visit(partition, startMillis, endMillis, key, (R) Long.valueOf(result));
+  }
+
+  /**
+   * Receives one row with its pane: what the windows call for every row. The default drops the pane
+   * and calls {@link #visit}.
+   *
+   * @param partition the partition, or {@code null} ({@code MERGED})
+   * @param startMillis the window's start, inclusive, in epoch milliseconds
+   * @param endMillis the window's end, exclusive, in epoch milliseconds
+   * @param key the key
+   * @param result the whole window's value so far, never a delta
+   * @param timing whether the row came before the window's end, at it, or after it
+   * @param index the row's index among the rows of its window, partition and key, from 0
+   * @param isFinal whether no row of this window, partition and key will follow
+   */
+  default void visitPane(
+      TopicPartition partition,
+      long startMillis,
+      long endMillis,
+      K key,
+      R result,
+      Timing timing,
+      int index,
+      boolean isFinal) {
+    visit(partition, startMillis, endMillis, key, result);
+  }
+
+  /**
+   * Receives one row of a built-in {@code long} aggregator with its pane. The default drops the
+   * pane and calls {@link #visitLong}, without boxing.
+   *
+   * @param partition the partition, or {@code null} ({@code MERGED})
+   * @param startMillis the window's start, inclusive, in epoch milliseconds
+   * @param endMillis the window's end, exclusive, in epoch milliseconds
+   * @param key the key
+   * @param result the whole window's value so far
+   * @param timing whether the row came before the window's end, at it, or after it
+   * @param index the row's index among the rows of its window, partition and key, from 0
+   * @param isFinal whether no row of this window, partition and key will follow
+   */
+  default void visitLongPane(
+      TopicPartition partition,
+      long startMillis,
+      long endMillis,
+      K key,
+      long result,
+      Timing timing,
+      int index,
+      boolean isFinal) {
+    visitLong(partition, startMillis, endMillis, key, result);
   }
 }

@@ -124,7 +124,8 @@ final class PartitionState<K, V, R> {
    * record): a release that comes later only makes the commit more cautious.
    */
   void returned() {
-    returnedThroughMillis = windows.watermark();
+    // Every window ending by watermark - grace is retired, and its rows were all returned.
+    returnedThroughMillis = TimeMath.saturatedSubtract(windows.watermark(), windows.graceMillis());
     if (sessions != null && ledger.size() > 0 && readSinceRelease >= sessions.pendingSessions()) {
       readSinceRelease = 0;
       long oldest = sessions.oldestPendingStartMillis();
@@ -266,7 +267,9 @@ final class PartitionState<K, V, R> {
             Math.min(written, finishedThroughMillis),
             frontier,
             Math.min(watermark, finishedThroughMillis),
-            nextOffset);
+            nextOffset,
+            windows.graceMillis(),
+            windows.earlyResultsMillis());
     return new OffsetAndMetadata(offset, checkpoint.encode());
   }
 }

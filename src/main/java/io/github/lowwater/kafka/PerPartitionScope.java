@@ -48,6 +48,8 @@ final class PerPartitionScope<K, V, R> extends WindowScope<K, V, R> {
     if (checkpoint.watermarkMillis() != WatermarkTracker.NO_WATERMARK) {
       p.windows.seedWatermark(checkpoint.watermarkMillis());
     }
+    // Early results fire when the partition's frontier reaches a mark: from where it stood.
+    p.windows.restoreNewestEventTime(checkpoint.frontierMillis());
   }
 
   @Override

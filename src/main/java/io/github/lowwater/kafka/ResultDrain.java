@@ -66,7 +66,15 @@ final class ResultDrain<K, V, R> {
       int count = 0;
       if (unreturned != null) { // left by a pollFinalized() that threw
         for (WindowResult<K, R> r : unreturned) {
-          visitor.visit((TopicPartition) r.source(), r.start(), r.end(), r.key(), r.value());
+          visitor.visitPane(
+              (TopicPartition) r.source(),
+              r.start(),
+              r.end(),
+              r.key(),
+              r.value(),
+              r.timing(),
+              r.index(),
+              r.isFinal());
         }
         count += unreturned.size();
         unreturned = null;

@@ -4,6 +4,7 @@ import io.github.lowwater.Clock;
 import io.github.lowwater.WatermarkStrategy;
 import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.Checks;
+import io.github.lowwater.internal.TimeMath;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -28,6 +29,8 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
   private WatermarkStrategy strategy;
   private Duration maxFutureSkew;
   private FutureEventPolicy futureEventPolicy;
+  private Duration earlyResults;
+  private Duration grace;
 
   /** For Lowwater's own builders. */
   protected EventTimeOptions() {}
@@ -143,6 +146,64 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
   }
 
   /**
+   * Turns on early results: an open window emits an {@link Timing#EARLY} row for each key whose
+   * value may have changed since its last row, each time the newest event time these windows have
+   * seen (in Kafka, per partition: the partition's frontier) first reaches {@code start + k *
+   * period} below its end ({@code k >= 1}; semantics rule 50). Driven by event time only, so that
+   * the same events give the same rows, after a restart and on another owner. Off by default. Built
+   * for tumbling windows so far: hopping and session windows refuse it when they are built.
+   *
+   * @param period the period, at least one millisecond; converted once, saturating
+   * @return this builder
+   * @throws NullPointerException if {@code period} is null
+   * @throws IllegalArgumentException if {@code period} is shorter than one millisecond
+   * @throws IllegalStateException if early results were already set
+   */
+  public B earlyResults(Duration period) {
+    Checks.requireMillis(period, "earlyResults");
+    Checks.requireUnset(this.earlyResults == null, "earlyResults", this.earlyResults);
+    this.earlyResults = period;
+    return self();
+  }
+
+  /**
+   * Sets the grace period: after its on-time row a window keeps taking events while {@code
+   * watermark < end + grace}, each one giving a {@link Timing#LATE} row with the whole value
+   * (semantics rule 52); at {@code end + grace} it retires and later events are late. Unlike the
+   * allowed lateness, which delays every window's on-time row, the grace period keeps the on-time
+   * row prompt and pays with extra rows and the state of {@code grace} more event time. Default 0:
+   * a window retires at its on-time row. Built for tumbling windows so far: hopping and session
+   * windows refuse a grace period above 0 when they are built.
+   *
+   * @param grace the grace period, {@code >= 0}; converted once, saturating
+   * @return this builder
+   * @throws NullPointerException if {@code grace} is null
+   * @throws IllegalArgumentException if {@code grace} is negative
+   * @throws IllegalStateException if the grace period was already set
+   */
+  public B grace(Duration grace) {
+    Checks.requireNonNegative(grace, "grace");
+    Checks.requireUnset(this.grace == null, "grace", this.grace);
+    this.grace = grace;
+    return self();
+  }
+
+  /** Returns the period of early results in milliseconds, 0 for none. */
+  final long earlyMillis() {
+    return earlyResults == null ? 0 : TimeMath.toMillisSaturated(earlyResults);
+  }
+
+  /** Returns the grace period in milliseconds. */
+  final long graceMillis() {
+    return grace == null ? 0 : TimeMath.toMillisSaturated(grace);
+  }
+
+  /** Returns whether the rows are panes: early results or a grace period above 0. */
+  final boolean paned() {
+    return earlyMillis() > 0 || graceMillis() > 0;
+  }
+
+  /**
    * The clock that was set, or {@code null}: for a builder that wraps it (the Kafka driver reads it
    * once per poll through a {@link io.github.lowwater.CachedClock}).
    *
@@ -177,6 +238,12 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
     }
     if (futureEventPolicy != null) {
       target.futureEventPolicy(futureEventPolicy);
+    }
+    if (earlyResults != null) {
+      target.earlyResults(earlyResults);
+    }
+    if (grace != null) {
+      target.grace(grace);
     }
     return target;
   }

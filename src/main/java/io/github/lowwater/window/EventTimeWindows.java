@@ -87,8 +87,11 @@ public abstract class EventTimeWindows<K, V, R> {
     this.tracker = options.trackerBuilder().build(watermark -> closeReady(watermark));
     this.latePath = new LatePath<>((LateEventHandler<? super V>) options.lateEventHandler);
     this.futureEventPolicy = options.futureEventPolicyOrDefault();
-    this.earlyMillis = options.earlyMillis;
-    this.graceMillis = options.graceMillis;
+    this.earlyMillis = options.earlyMillis();
+    this.graceMillis = options.graceMillis();
+    if (options.paned()) {
+      counters.retireApart(); // a window retires after its grace period, not when finalized
+    }
   }
 
   // The kind: which windows an event belongs to, and what closing them means.
@@ -690,6 +693,20 @@ public abstract class EventTimeWindows<K, V, R> {
   }
 
   /**
+   * Restores the newest event time a previous reader of these sources had seen (rule 50), as a
+   * Kafka checkpoint carries it: an early mark at or behind it never fires, so that the windows
+   * re-read from the checkpoint's offset fire exactly where the previous reader's did. Fires
+   * nothing itself; monotone: a value at or below the newest event time changes nothing.
+   *
+   * @param eventTimeMillis the newest event time seen before, or {@link
+   *     WatermarkTracker#NO_WATERMARK} for none
+   */
+  public final void restoreNewestEventTime(long eventTimeMillis) {
+    requireNotEmitting("restoreNewestEventTime");
+    newestMillis = Math.max(newestMillis, eventTimeMillis);
+  }
+
+  /**
    * Returns the watermark; no side effect, any thread. See {@link WatermarkTracker#watermark()}.
    *
    * @return the watermark in epoch milliseconds, or {@link WatermarkTracker#NO_WATERMARK}
@@ -714,6 +731,24 @@ public abstract class EventTimeWindows<K, V, R> {
    */
   public final long allowedLatenessMillis() {
     return tracker.allowedLatenessMillis();
+  }
+
+  /**
+   * Returns the period of early results in milliseconds (rule 50), 0 without.
+   *
+   * @return the period, {@code >= 0}
+   */
+  public final long earlyResultsMillis() {
+    return earlyMillis;
+  }
+
+  /**
+   * Returns the grace period in milliseconds (rule 52): a window retires at {@code end + grace}.
+   *
+   * @return the grace period, {@code >= 0}
+   */
+  public final long graceMillis() {
+    return graceMillis;
   }
 
   /**

@@ -404,9 +404,12 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
      * @return new windows
      * @throws IllegalArgumentException if the aggregator does not implement {@link
      *     Aggregator#merge}
+     * @throws IllegalStateException if early results or a grace period above 0 is set: they are
+     *     built for tumbling windows so far
      */
     public <K, W extends V> HoppingWindows<K, W, R> build() {
       requireMerging("hopping windows");
+      refusePanes("hopping windows");
       return new HoppingWindows<K, W, R>(this);
     }
   }

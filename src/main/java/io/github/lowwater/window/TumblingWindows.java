@@ -336,54 +336,9 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   public static final class Builder<V, R> extends WindowOptions<V, R, Builder<V, R>> {
     private final long sizeMillis;
 
-    private boolean earlySet;
-    private boolean graceSet;
-
     private Builder(Duration size, Aggregator<? super V, ?, R> aggregator) {
       super(aggregator);
       this.sizeMillis = Checks.requireMillis(size, "size");
-    }
-
-    /**
-     * Turns on early results: an open window emits an {@link Timing#EARLY} row for each key whose
-     * value may have changed since its last row, each time the newest event time these windows have
-     * seen first reaches {@code start + k * period} below its end ({@code k >= 1}; semantics rule
-     * 50). Driven by event time only, so that the same events give the same rows. Off by default.
-     *
-     * @param period the period, at least one millisecond; converted once, saturating
-     * @return this builder
-     * @throws NullPointerException if {@code period} is null
-     * @throws IllegalArgumentException if {@code period} is shorter than one millisecond
-     * @throws IllegalStateException if early results were already set
-     */
-    public Builder<V, R> earlyResults(Duration period) {
-      long millis = Checks.requireMillis(period, "earlyResults");
-      Checks.requireUnset(!earlySet, "earlyResults", Duration.ofMillis(earlyMillis));
-      this.earlyMillis = millis;
-      this.earlySet = true;
-      return this;
-    }
-
-    /**
-     * Sets the grace period: after its on-time row a window keeps taking events while {@code
-     * watermark < end + grace}, each one giving a {@link Timing#LATE} row with the whole value
-     * (semantics rule 52); at {@code end + grace} it retires and later events are late. Unlike the
-     * allowed lateness, which delays every window's on-time row, the grace period keeps the on-time
-     * row prompt and pays with extra rows and the state of {@code grace} more event time. Default
-     * 0: a window retires at its on-time row.
-     *
-     * @param grace the grace period, {@code >= 0}; converted once, saturating
-     * @return this builder
-     * @throws NullPointerException if {@code grace} is null
-     * @throws IllegalArgumentException if {@code grace} is negative
-     * @throws IllegalStateException if the grace period was already set
-     */
-    public Builder<V, R> grace(Duration grace) {
-      Checks.requireNonNegative(grace, "grace");
-      Checks.requireUnset(!graceSet, "grace", Duration.ofMillis(graceMillis));
-      this.graceMillis = TimeMath.toMillisSaturated(grace);
-      this.graceSet = true;
-      return this;
     }
 
     /**

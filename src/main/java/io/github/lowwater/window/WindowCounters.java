@@ -49,6 +49,9 @@ final class WindowCounters {
   private long lateUpdates;
   private long retiredWindows;
 
+  /** Without panes a window retires when it is finalized; with panes the kind says when. */
+  private boolean retiresWhenFinalized = true;
+
   /** An event went into its window. */
   void accepted() {
     ACCEPTED.setRelease(this, accepted + 1);
@@ -87,6 +90,14 @@ final class WindowCounters {
   /** A window was finalized: its results wait for the next drain. */
   void windowFinalized() {
     FINALIZED_WINDOWS.setRelease(this, finalizedWindows + 1);
+    if (retiresWhenFinalized) {
+      RETIRED_WINDOWS.setRelease(this, retiredWindows + 1);
+    }
+  }
+
+  /** Windows with panes: retirement is counted apart, by {@link #windowRetired}. */
+  void retireApart() {
+    retiresWhenFinalized = false;
   }
 
   /** The open windows, for the owner thread (a plain read). */

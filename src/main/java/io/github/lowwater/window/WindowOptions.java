@@ -21,12 +21,6 @@ public abstract class WindowOptions<V, R, B extends WindowOptions<V, R, B>>
   final Aggregator<? super V, ?, R> aggregator;
   LateEventHandler<? super V> lateEventHandler;
 
-  /** The period of early results in milliseconds, 0 for none; set by the kinds that offer it. */
-  long earlyMillis;
-
-  /** The grace period in milliseconds; set by the kinds that offer it. */
-  long graceMillis;
-
   /** Package-private: the kinds are closed. */
   WindowOptions(Aggregator<? super V, ?, R> aggregator) {
     this.aggregator = Objects.requireNonNull(aggregator, "aggregator");
@@ -56,9 +50,17 @@ public abstract class WindowOptions<V, R, B extends WindowOptions<V, R, B>>
    * Requires an aggregator that can {@link Aggregator#merge merge}: the kinds that combine
    * accumulators check it at {@code build()}, not at the first emission.
    */
-  /** Returns whether the rows are panes: early results or a grace period. */
-  boolean paned() {
-    return earlyMillis > 0 || graceMillis > 0;
+  /**
+   * Refuses early results and a grace period for a kind that has no panes yet (they are built for
+   * tumbling windows so far).
+   */
+  void refusePanes(String kind) {
+    if (paned()) {
+      throw new IllegalStateException(
+          "earlyResults and grace are built for tumbling windows so far, not for "
+              + kind
+              + ": unset them, or use tumbling windows");
+    }
   }
 
   void requireMerging(String kind) {

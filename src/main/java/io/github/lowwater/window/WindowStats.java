@@ -24,8 +24,8 @@ package io.github.lowwater.window;
  * @param lateUpdates {@code LATE} rows produced: events accepted into a window after its on-time
  *     row, within its {@code grace} period (included in {@code accepted})
  * @param retiredWindows windows whose state went for good: at their on-time row without a grace
- *     period, once the watermark passes {@code end + grace} with one (counted by the kinds with
- *     panes; 0 for the others)
+ *     period (then equal to {@code finalizedWindows}), once the watermark passes {@code end +
+ *     grace} with one
  */
 public record WindowStats(
     long accepted,

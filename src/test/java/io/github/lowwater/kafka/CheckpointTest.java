@@ -22,10 +22,28 @@ class CheckpointTest {
           Checkpoint c = new Checkpoint(e, f, w, Long.MAX_VALUE);
           String encoded = c.encode();
           assertThat(Checkpoint.parse(encoded)).isEqualTo(c);
+          assertThat(encoded).startsWith("lw1;");
           assertThat(encoded.length()).isLessThanOrEqualTo(95).isLessThan(Checkpoint.MAX_LENGTH);
+          for (long g : List.of(0L, 1L, Long.MAX_VALUE)) {
+            Checkpoint paned = new Checkpoint(e, f, w, Long.MAX_VALUE, g, Long.MAX_VALUE - g);
+            String v2 = paned.encode();
+            assertThat(v2).startsWith("lw2;");
+            assertThat(Checkpoint.parse(v2)).isEqualTo(paned);
+            assertThat(v2.length()).isLessThanOrEqualTo(Checkpoint.MAX_LENGTH);
+          }
         }
       }
     }
+  }
+
+  @Test
+  void aCheckpointWithoutPanesIsVersionOneSoThatAnOlderReaderReadsIt() {
+    assertThat(new Checkpoint(1, 2, 3, 4, 0, 0).encode()).isEqualTo("lw1;e=1;f=2;w=3;n=4");
+    assertThat(new Checkpoint(1, 2, 3, 4, 5, 0).encode()).isEqualTo("lw2;e=1;f=2;w=3;n=4;g=5;p=0");
+    assertThat(new Checkpoint(1, 2, 3, 4, 0, 6).encode()).isEqualTo("lw2;e=1;f=2;w=3;n=4;g=0;p=6");
+    assertThat(Checkpoint.parse("lw1;e=1;f=2;w=3;n=4").paned()).isFalse();
+    assertThat(Checkpoint.parse("lw2;p=6;g=5;n=4;w=3;f=2;e=1"))
+        .isEqualTo(new Checkpoint(1, 2, 3, 4, 5, 6));
   }
 
   @Test
@@ -41,8 +59,13 @@ class CheckpointTest {
 
   @Test
   void foreignOrDamagedMetadataIsRejectedWithAMessageThatSaysWhy() {
-    assertRejected("{\"tool\":\"x\"}", "does not start with lw1;");
-    assertRejected("lw2;e=1;f=2;w=3;n=4", "does not start with lw1;");
+    assertRejected("{\"tool\":\"x\"}", "does not start with lw1; or lw2;");
+    assertRejected("lw3;e=1;f=2;w=3;n=4", "does not start with lw1; or lw2;");
+    assertRejected("lw2;e=1;f=2;w=3;n=4", "expected 6 fields, found 4");
+    assertRejected("lw1;e=1;f=2;w=3;n=4;g=5;p=6", "expected 4 fields, found 6");
+    assertRejected("lw2;e=1;f=2;w=3;n=4;g=5;q=6", "unknown field 'q'");
+    assertRejected("lw2;e=1;f=2;w=3;n=4;g=-5;p=6", "field 'g' is negative");
+    assertRejected("lw2;e=1;f=2;w=3;n=4;g=5;p=-6", "field 'p' is negative");
     assertRejected("lw1;e=1;f=2;w=3", "expected 4 fields, found 3");
     assertRejected("lw1;e=1;f=2;w=3;n=4;x=5", "expected 4 fields, found 5");
     assertRejected("lw1;e=1;e=2;w=3;n=4", "field 'e' twice");
@@ -52,7 +75,7 @@ class CheckpointTest {
     assertRejected("lw1;e=1;f=2;w=3;n=", "field 4 is not <name>=<value>");
     assertRejected("lw1;e=9223372036854775808;f=2;w=3;n=4", "field 'e' is out of range");
     assertRejected("lw1;e=1;f=2;w=3;n=-4", "field 'n' is negative");
-    assertRejected("lw1;" + "x".repeat(200), "longer than 128 characters");
+    assertRejected("lw1;" + "x".repeat(200), "longer than 160 characters");
   }
 
   @Test
@@ -72,16 +95,20 @@ class CheckpointTest {
   @Test
   void fuzzedMetadataEitherParsesOrIsRejectedWithTheFormatErrorOnly() {
     Random random = new Random(20261129);
-    String alphabet = "lw12;=efwn-0123456789 +x\u0000é";
+    String alphabet = "lw12;=efwngp-0123456789 +x\u0000é";
     int accepted = 0;
+    int acceptedV2 = 0;
     for (int i = 0; i < 200_000; i++) {
       String input;
+      boolean paned = random.nextBoolean(); // both versions
       String valid =
           new Checkpoint(
                   EDGES.get(random.nextInt(EDGES.size())),
                   random.nextLong(),
                   EDGES.get(random.nextInt(EDGES.size())),
-                  Math.abs(random.nextLong() % 1_000_000))
+                  Math.abs(random.nextLong() % 1_000_000),
+                  paned ? random.nextInt(100_000) : 0,
+                  paned ? 1 + random.nextInt(100_000) : 0)
               .encode();
       switch (random.nextInt(4)) {
         case 0 -> input = valid.substring(0, random.nextInt(valid.length() + 1));
@@ -96,13 +123,14 @@ class CheckpointTest {
           for (int k = 0; k < n; k++) {
             b.append(alphabet.charAt(random.nextInt(alphabet.length())));
           }
-          input = random.nextBoolean() ? "lw1;" + b : b.toString();
+          input = random.nextBoolean() ? (paned ? "lw2;" : "lw1;") + b : b.toString();
         }
         default -> input = valid + (random.nextBoolean() ? ";" : "") + valid;
       }
       try {
         Checkpoint c = Checkpoint.parse(input);
         accepted++;
+        acceptedV2 += c.paned() ? 1 : 0;
         assertThat(Checkpoint.parse(c.encode())).as("re-read of %s", input).isEqualTo(c);
       } catch (CheckpointFormatException expected) {
         assertThat(expected.getMessage()).startsWith("not a Lowwater checkpoint (");
@@ -111,6 +139,7 @@ class CheckpointTest {
       }
     }
     assertThat(accepted).as("the fuzzer also reaches valid inputs").isPositive();
+    assertThat(acceptedV2).as("... of version 2").isPositive();
   }
 
   static void assertRejected(String metadata, String problem) {

@@ -75,11 +75,23 @@ class HandOverModelTest {
     perPartition(Trials.of(1_500), Kind.SESSIONS);
   }
 
+  /**
+   * Early results and a grace period (issue 18): every row a partition's owners write, early and
+   * late ones included, is the row one uninterrupted reading writes with the same index, and the
+   * sink that keeps the highest index of each (window, partition, key) ends with its rows.
+   */
+  @Test
+  void perPartitionEarlyAndLateRowsAreThoseOfOneReadingAcrossManyOwnerChanges() {
+    perPartition(Trials.of(2_000), Kind.TUMBLING_PANES);
+  }
+
   /** The window kind of a trace. */
   enum Kind {
     TUMBLING,
     HOPPING,
-    SESSIONS
+    SESSIONS,
+    /** Tumbling windows with early results, a grace period, or both. */
+    TUMBLING_PANES
   }
 
   private void perPartition(int traces, Kind kind) {
@@ -108,6 +120,11 @@ class HandOverModelTest {
   @Test
   void mergedSessionsASingleConsumerRestartedAgainAndAgainLosesNoRecord() {
     merged(Trials.of(1_500), Kind.SESSIONS);
+  }
+
+  @Test
+  void mergedEarlyAndLateRowsASingleConsumerRestartedAgainAndAgainLosesNoRecord() {
+    merged(Trials.of(1_000), Kind.TUMBLING_PANES);
   }
 
   private void merged(int traces, Kind kind) {
@@ -195,6 +212,12 @@ class HandOverModelTest {
     /** Whether it wrote results since it started: a crash then comes after a write. */
     boolean wrote;
 
+    /**
+     * The group generation of each partition's assignment: what the sink compares before the pane
+     * index (a real sink reads {@code consumer.groupMetadata().generationId()}).
+     */
+    final Map<TopicPartition, Integer> generations = new HashMap<>();
+
     Owner(Trace trace, String name) {
       this.trace = trace;
       this.name = name;
@@ -233,6 +256,10 @@ class HandOverModelTest {
         positions.put(tp, om == null ? 0L : om.offset());
       }
       consumer.commitSync(committed);
+      int generation = ++trace.generation;
+      for (TopicPartition tp : tps) {
+        generations.put(tp, generation);
+      }
       windows.rebalanceListener().onPartitionsAssigned(tps);
       for (TopicPartition tp : tps) {
         trace.ownersOf.computeIfAbsent(tp, k -> new HashSet<>()).add(name);
@@ -267,7 +294,9 @@ class HandOverModelTest {
         return false;
       }
       for (WindowResult<String, Set<Long>> r : results) {
-        trace.upsert(r);
+        // MERGED rows have no partition: the owner's newest assignment stands for all of them.
+        Integer generation = r.source() != null ? generations.get(r.source()) : trace.generation;
+        trace.upsert(r, generation);
       }
       return true;
     }
@@ -298,6 +327,18 @@ class HandOverModelTest {
     final Set<Long> produced = new LinkedHashSet<>();
     final Map<TopicPartition, OffsetAndMetadata> group = new HashMap<>();
     final Map<List<Object>, Set<Long>> rows = new LinkedHashMap<>();
+
+    /** With panes: every row written, by (start, partition, key, index). */
+    final Map<List<Object>, Set<Long>> paneRows = new LinkedHashMap<>();
+
+    /**
+     * With panes: the (generation, index) of the row {@link #rows} holds, by (start, partition,
+     * key).
+     */
+    final Map<List<Object>, long[]> held = new HashMap<>();
+
+    /** The group generation: one more at every assignment. */
+    int generation;
 
     /** The end of the newest window written, for the documented restart of {@code MERGED}. */
     long newestWrittenEnd = Long.MIN_VALUE;
@@ -331,6 +372,11 @@ class HandOverModelTest {
 
     final Duration maxSessionSpan;
 
+    /** Null without early results; the grace period may be null too. */
+    final Duration early;
+
+    final Duration grace;
+
     Trace(long seed, ResultScope scope, Kind kind) {
       this.seed = seed;
       this.random = new Random(seed);
@@ -342,6 +388,10 @@ class HandOverModelTest {
           kind == Kind.SESSIONS && random.nextBoolean()
               ? Duration.ofMinutes(5 + random.nextInt(10))
               : null;
+      boolean panes = kind == Kind.TUMBLING_PANES;
+      int which = panes ? random.nextInt(3) : -1; // early results, a grace period, or both
+      this.early = which == 0 || which == 2 ? Duration.ofSeconds(20 + random.nextInt(100)) : null;
+      this.grace = which == 1 || which == 2 ? Duration.ofSeconds(1 + random.nextInt(300)) : null;
       int partitionCount = 1 + random.nextInt(3);
       for (int p = 0; p < partitionCount; p++) {
         TopicPartition tp = new TopicPartition(TOPIC, p);
@@ -385,12 +435,39 @@ class HandOverModelTest {
       }
       KafkaWindows.Builder<Long, Set<Long>> b =
           KafkaWindows.builder(SIZE, new Ids()).allowedLateness(lateness);
+      if (early != null) {
+        b.earlyResults(early);
+      }
+      if (grace != null) {
+        b.grace(grace);
+      }
       return advance == null ? b : b.hopping(advance);
     }
 
-    void upsert(WindowResult<String, Set<Long>> r) {
+    /**
+     * The sink. Without panes, an upsert by (window, partition, key); with them, the conditional
+     * upsert of docs/kafka.md: a row replaces the held one iff its (generation, index) is not
+     * lower, so that a newer owner's rows replace an older one's and a stale row is refused; and a
+     * log of every row by index.
+     */
+    void upsert(WindowResult<String, Set<Long>> r, int generation) {
       newestWrittenEnd = Math.max(newestWrittenEnd, r.end());
       List<Object> key = Arrays.asList(r.start(), r.source(), r.key());
+      if (early != null || grace != null) {
+        List<Object> pane = Arrays.asList(r.start(), r.source(), r.key(), r.index());
+        Set<Long> before = paneRows.put(pane, r.value());
+        if (before != null && !before.equals(r.value())) {
+          rewrites.add(pane + ": " + before + " -> " + r.value() + " at the same index");
+        }
+        long[] before2 = held.get(key);
+        if (before2 != null
+            && (before2[0] > generation || (before2[0] == generation && before2[1] > r.index()))) {
+          return; // a stale row: the sink refuses it
+        }
+        held.put(key, new long[] {generation, r.index()});
+        rows.put(key, r.value());
+        return;
+      }
       Set<Long> before = rows.put(key, r.value());
       if (before != null && !before.equals(r.value())) {
         rewrites.add(key + ": " + before + " -> " + r.value());
@@ -537,6 +614,11 @@ class HandOverModelTest {
               + gap
               + " span "
               + maxSessionSpan
+              + " early "
+              + early
+              + " grace "
+              + grace
+              + (intervened ? " (a wall-clock rule intervened)" : "")
               + "; "
               + ops;
       Map<Long, List<Object>> rowOf = new HashMap<>();
@@ -569,6 +651,9 @@ class HandOverModelTest {
       assertThat(rows)
           .as("the rows of one uninterrupted reading; %s", where)
           .isEqualTo(reference.rows);
+      assertThat(paneRows)
+          .as("every row, by index, of one uninterrupted reading; %s", where)
+          .isEqualTo(reference.paneRows);
       assertThat(late)
           .as("the late records of one uninterrupted reading; %s", where)
           .isEqualTo(reference.late);
@@ -585,6 +670,7 @@ class HandOverModelTest {
   /** {@code PER_PARTITION}: one owner that reads each partition once, whole, and never crashes. */
   static final class Reference {
     final Map<List<Object>, Set<Long>> rows = new LinkedHashMap<>();
+    final Map<List<Object>, Set<Long>> paneRows = new LinkedHashMap<>();
     final Set<Long> late = new HashSet<>();
 
     Reference(Trace trace) {
@@ -603,7 +689,10 @@ class HandOverModelTest {
       w.onPoll(records, r -> r.key(), r -> Long.parseLong(r.value()));
       w.finishAll();
       for (WindowResult<String, Set<Long>> r : w.pollFinalized()) {
-        rows.put(Arrays.asList(r.start(), r.source(), r.key()), r.value());
+        rows.put(Arrays.asList(r.start(), r.source(), r.key()), r.value()); // the last index wins
+        if (trace.early != null || trace.grace != null) {
+          paneRows.put(Arrays.asList(r.start(), r.source(), r.key(), r.index()), r.value());
+        }
       }
     }
   }

@@ -82,7 +82,7 @@ class PrometheusScrapeTest {
             "lowwater_watermark_lag_milliseconds{group=\"counter\"} 600000.0",
             "lowwater_windows_finalized_windows_total{group=\"counter\"} 1.0",
             "lowwater_windows_open_windows{group=\"counter\"} 2.0",
-            "lowwater_windows_retired_windows_total{group=\"counter\"} 0.0");
+            "lowwater_windows_retired_windows_total{group=\"counter\"} 1.0");
     assertThat(types)
         .containsExactly(
             "# TYPE lowwater_alignment_pauses_total counter",

@@ -57,7 +57,8 @@ class TumblingWindowsMetricsTest {
     windows.add("p0", T + 2 * MINUTE, "a", 1L); // late
     windows.add("p0", T + 30 * MINUTE, "a", 1L); // beyond the guard, accepted (the default)
 
-    assertThat(windows.stats()).isEqualTo(new WindowStats(6, 1, 1, 2, 2, 1, T + 6 * MINUTE));
+    assertThat(windows.stats())
+        .isEqualTo(new WindowStats(6, 1, 1, 2, 2, 1, T + 6 * MINUTE, 0, 0, 0, 1));
     assertThat(value(registry, "lowwater.watermark.lag", TAGS)).isEqualTo(4.0 * MINUTE);
     assertThat(value(registry, "lowwater.sources.active", TAGS)).isEqualTo(2.0);
     assertThat(value(registry, "lowwater.windows.open", TAGS)).isEqualTo(2.0);

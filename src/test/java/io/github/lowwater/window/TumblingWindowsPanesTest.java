@@ -264,7 +264,7 @@ class TumblingWindowsPanesTest {
         });
     assertThat(seen).containsExactly("0 a=1");
     assertThat(w.stats().earlyRows()).isZero();
-    assertThat(w.stats().retiredWindows()).isZero(); // counted by windows with panes only
+    assertThat(w.stats().retiredWindows()).isEqualTo(1); // without panes: when finalized
   }
 
   @Test
@@ -303,5 +303,22 @@ class TumblingWindowsPanesTest {
         .hasMessageContaining("early results and a grace period")
         .hasMessageContaining("Aggregator.merge");
     TumblingWindows.builder(SIZE, noMerge).grace(Duration.ZERO).build(); // no panes: no merge
+    assertThatThrownBy(
+            () ->
+                HoppingWindows.builder(SIZE, Duration.ofMillis(50), Aggregators.count())
+                    .earlyResults(Duration.ofMillis(10))
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "earlyResults and grace are built for tumbling windows so far, not for hopping"
+                + " windows: unset them, or use tumbling windows");
+    assertThatThrownBy(
+            () ->
+                SessionWindows.builder(SIZE, Aggregators.count())
+                    .grace(Duration.ofMillis(1))
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("not for session windows");
+    SessionWindows.builder(SIZE, Aggregators.count()).grace(Duration.ZERO).build();
   }
 }

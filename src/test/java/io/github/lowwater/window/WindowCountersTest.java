@@ -23,7 +23,21 @@ class WindowCountersTest {
     c.windowFinalized();
     assertThat(c.events()).isEqualTo(3);
     assertThat(c.openWindows()).isEqualTo(1);
-    assertThat(c.snapshot(7, 1_000)).isEqualTo(new WindowStats(2, 1, 7, 1, 1, 1, 1_000, 1));
+    assertThat(c.snapshot(7, 1_000))
+        .isEqualTo(new WindowStats(2, 1, 7, 1, 1, 1, 1_000, 1, 0, 0, 1)); // retired when finalized
+  }
+
+  @Test
+  void withPanesAWindowRetiresApartFromItsFinalizationAndTheRowsAreCounted() {
+    WindowCounters c = new WindowCounters();
+    c.retireApart();
+    c.windowFinalized();
+    c.earlyRow();
+    c.earlyRow();
+    c.lateUpdate();
+    assertThat(c.snapshot(0, 5)).isEqualTo(new WindowStats(0, 0, 0, 0, 0, 1, 5, 0, 2, 1, 0));
+    c.windowRetired();
+    assertThat(c.snapshot(0, 5).retiredWindows()).isEqualTo(1);
   }
 
   @Test
