@@ -1,0 +1,169 @@
+package io.github.lowwater.kafka;
+
+import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.P0;
+import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.T0;
+import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.millis;
+import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.record;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.lowwater.ManualClock;
+import io.github.lowwater.window.Aggregators;
+import io.github.lowwater.window.Timing;
+import io.github.lowwater.window.WindowResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Early results and a grace period in {@code KafkaWindows} (semantics rule 54), on a mock consumer:
+ * the commit waits for retirement, the checkpoint is version 2, and a new owner from the commit
+ * writes the same rows with the same indexes. Five-minute windows, no allowed lateness, early
+ * results every minute, a grace period of two minutes.
+ */
+class KafkaWindowsPanesTest {
+
+  final ManualClock clock = new ManualClock(T0.plus(Duration.ofMinutes(30)));
+  final Map<TopicPartition, OffsetAndMetadata> group = new HashMap<>();
+
+  KafkaWindows<String, Long, Long> owner() {
+    MockConsumer<String, String> consumer = KafkaWindowsTest.assigned(P0);
+    consumer.commitSync(group);
+    KafkaWindows<String, Long, Long> w =
+        KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.count())
+            .allowedLateness(Duration.ZERO)
+            .earlyResults(Duration.ofMinutes(1))
+            .grace(Duration.ofMinutes(2))
+            .clock(clock)
+            .consumer(consumer)
+            .build();
+    w.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    return w;
+  }
+
+  /** Rows as {@code minute key=value TIMING#index}. */
+  static List<String> rows(KafkaWindows<String, Long, Long> w) {
+    List<String> rows = new ArrayList<>();
+    for (WindowResult<String, Long> r : w.pollFinalized()) {
+      assertThat(r.source()).isEqualTo(P0);
+      rows.add(
+          (r.start() - millis(0)) / 60_000
+              + " "
+              + r.key()
+              + "="
+              + r.value()
+              + " "
+              + r.timing()
+              + "#"
+              + r.index());
+    }
+    return rows;
+  }
+
+  @Test
+  void theCommitWaitsForRetirementAndANewOwnerWritesTheSameRowsWithTheSameIndexes() {
+    List<ConsumerRecord<String, String>> log =
+        List.of(
+            record(P0, 0, 0.5, "a"), // [0, 5)
+            record(P0, 1, 1, "a"), // mark 1: EARLY#0
+            record(P0, 2, 5, "b"), // [5, 10); the watermark reaches 5: [0, 5) ON_TIME#1
+            record(P0, 3, 4, "a"), // a late update of [0, 5): LATE#2
+            record(P0, 4, 6.5, "b"), // mark 6 of [5, 10): EARLY#0
+            record(P0, 5, 7, "c")); // the watermark reaches 7 = 5 + grace: [0, 5) retires
+    KafkaWindows<String, Long, Long> first = owner();
+    KafkaWindowsTest.feed(first, log.subList(0, 5));
+    List<String> firstRows = rows(first);
+    assertThat(firstRows)
+        .containsExactly("0 a=2 EARLY#0", "0 a=2 ON_TIME#1", "0 a=3 LATE#2", "5 b=2 EARLY#0");
+    OffsetAndMetadata commit = first.committableOffsets().get(P0);
+    assertThat(commit.offset()).as("[0, 5) is on time but not retired: its first record").isZero();
+    assertThat(commit.metadata()).startsWith("lw2;").endsWith(";g=120000;p=60000");
+    group.put(P0, commit);
+
+    KafkaWindowsTest.feed(first, log.subList(5, 6));
+    assertThat(rows(first)).containsExactly("5 c=1 EARLY#0"); // mark 7 of [5, 10)
+    OffsetAndMetadata retired = first.committableOffsets().get(P0);
+    assertThat(retired.offset()).as("[0, 5) retired: [5, 10)'s first record").isEqualTo(2);
+    assertThat(Checkpoint.parse(retired.metadata()).writtenThroughMillis())
+        .as("retired through the watermark minus the grace period")
+        .isEqualTo(millis(5));
+
+    // The first owner dies before committing that; the next one starts from offset 0.
+    KafkaWindows<String, Long, Long> second = owner();
+    KafkaWindowsTest.feed(second, log);
+    assertThat(rows(second))
+        .containsExactly(
+            "0 a=2 EARLY#0", "0 a=2 ON_TIME#1", "0 a=3 LATE#2", "5 b=2 EARLY#0", "5 c=1 EARLY#0");
+
+    // A third owner from the retired commit: [0, 5)'s records are gone; [5, 10) fires where it did.
+    group.put(P0, retired);
+    KafkaWindows<String, Long, Long> third = owner();
+    KafkaWindowsTest.feed(third, log.subList(2, 6));
+    assertThat(rows(third)).containsExactly("5 b=2 EARLY#0", "5 c=1 EARLY#0");
+    assertThat(third.redeliveredRecords()).as("P0@3: its window [0, 5) is retired").isEqualTo(1);
+  }
+
+  @Test
+  void withoutPanesTheCheckpointStaysVersionOneAndHoppingOrSessionsRefusePanesAtBuild() {
+    KafkaWindows<String, Long, Long> plain =
+        KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.count())
+            .consumer(KafkaWindowsTest.assigned(P0))
+            .clock(clock)
+            .build();
+    plain.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    KafkaWindowsTest.feed(plain, record(P0, 0, 1, "a"));
+    assertThat(plain.committableOffsets().get(P0).metadata()).startsWith("lw1;");
+    assertThatThrownBy(
+            () ->
+                KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.count())
+                    .hopping(Duration.ofMinutes(1))
+                    .grace(Duration.ofMinutes(1))
+                    .consumer(new MockConsumer<>("earliest"))
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("not for hopping windows");
+    assertThatThrownBy(
+            () ->
+                KafkaWindows.sessions(Duration.ofMinutes(5), Aggregators.count())
+                    .earlyResults(Duration.ofMinutes(1))
+                    .consumer(new MockConsumer<>("earliest"))
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("not for session windows");
+  }
+
+  @Test
+  void aVisitorDrainGivesThePartitionAndThePaneOfEveryRow() {
+    KafkaWindows<String, Long, Long> w = owner();
+    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 1, "a"));
+    List<String> seen = new ArrayList<>();
+    w.drainFinalized(
+        new PartitionResultVisitor<String, Long>() {
+          @Override
+          public void visit(TopicPartition p, long start, long end, String key, Long result) {
+            throw new AssertionError("the pane methods get every row");
+          }
+
+          @Override
+          public void visitLongPane(
+              TopicPartition p,
+              long start,
+              long end,
+              String key,
+              long result,
+              Timing timing,
+              int index,
+              boolean isFinal) {
+            seen.add(p + " " + key + "=" + result + " " + timing + "#" + index + " " + isFinal);
+          }
+        });
+    assertThat(seen).containsExactly(P0 + " a=2 EARLY#0 false");
+  }
+}
