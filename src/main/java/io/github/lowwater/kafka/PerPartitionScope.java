@@ -48,7 +48,10 @@ final class PerPartitionScope<K, V, R> extends WindowScope<K, V, R> {
     if (checkpoint.watermarkMillis() != WatermarkTracker.NO_WATERMARK) {
       p.windows.seedWatermark(checkpoint.watermarkMillis());
     }
-    // Early results fire when the partition's frontier reaches a mark: from where it stood.
+    // Early results fire when the partition's frontier reaches a mark: from where it stood. For
+    // tumbling windows this changes no row (the record at the frontier is in a retired window, so
+    // every window still open starts after it: HandOverModelTest passes without it); it is what
+    // keeps the marks of overlapping windows, which can hold the frontier, where they were.
     p.windows.restoreNewestEventTime(checkpoint.frontierMillis());
   }
 
