@@ -72,12 +72,14 @@ public final class Demo {
     }
     if (inMemory) {
       InMemoryDemo.run(System.out);
+      PaneTable.print(System.out);
       return;
     }
     if (svg == null) {
       svg = Path.of(System.getProperty("lowwater.demo.out", "."), "lowwater-demo.svg");
     }
     BrokerDemo.run(bootstrap, svg, System.out);
+    PaneTable.print(System.out);
   }
 
   private static String value(String[] args, int i, String what) {
