@@ -3,17 +3,18 @@ package io.github.lowwater.window;
 import java.util.Arrays;
 
 /**
- * What a window with panes remembers of each key's rows, by the key's entry position in its {@link
- * WindowEntries}: how many rows it has had (the next row's index), and whether its value may have
- * changed since its last row. For a {@code long} accumulator that is a comparison with the last
- * row's value, kept here; for an accumulator object it is whether an event was folded in since, for
- * which the row's reference to the accumulator doubles as the mark: the accumulator is
- * <em>shared</em> with a row until the next fold copies it ({@link WindowEntries}), so a row never
- * sees a later event.
+ * What a window with panes remembers of each key's rows, by <em>slot</em>: the key's entry position
+ * in its {@link WindowEntries} while the window is indexed, its key id once the window is dense
+ * ({@link #rekeyByIds}; only {@code long} windows turn dense): how many rows it has had (the next
+ * row's index), and whether its value may have changed since its last row. For a {@code long}
+ * accumulator that is a comparison with the last row's value, kept here; for an accumulator object
+ * it is whether an event was folded in since, for which the row's reference to the accumulator
+ * doubles as the mark: the accumulator is <em>shared</em> with a row until the next fold copies it
+ * ({@link WindowEntries}), so a row never sees a later event.
  *
- * <p>Positions at or beyond the arrays' length have had no row. The arrays grow to the window's
- * size when a row is produced and are cleared, not freed, when the window is reused. Not
- * thread-safe.
+ * <p>The parameters named {@code position} are slots. Slots at or beyond the arrays' length have
+ * had no row. The arrays grow to the window's size when a row is produced and are cleared, not
+ * freed, when the window is reused. Not thread-safe.
  */
 final class PaneMarks {
 
@@ -35,6 +36,28 @@ final class PaneMarks {
     Arrays.fill(rows, 0, used, 0);
     Arrays.fill(shared, 0, Math.min(shared.length, (used + 63) >>> 6), 0L);
     used = 0;
+  }
+
+  /**
+   * The window turned dense: the marks of each entry position move to its key id, the position's
+   * entry in {@code ids}.
+   */
+  void rekeyByIds(IdSet ids) {
+    int size = ids.size();
+    int bound = 16;
+    for (int position = 0; position < size; position++) {
+      bound = Math.max(bound, ids.idAt(position) + 1);
+    }
+    int[] byIdRows = new int[bound];
+    long[] byIdLongs = new long[bound];
+    for (int position = 0; position < Math.min(size, used); position++) {
+      int id = ids.idAt(position);
+      byIdRows[id] = rows[position];
+      byIdLongs[id] = lastLongs[position];
+    }
+    rows = byIdRows;
+    lastLongs = byIdLongs;
+    used = bound;
   }
 
   /** Returns the index of the next row of the key at {@code position}. */

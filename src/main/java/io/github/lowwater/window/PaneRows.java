@@ -30,8 +30,9 @@ final class PaneRows<K, R> {
     PaneMarks marks = w.marks;
     for (int position = 0; position < size; position++) {
       int id = idsByPosition[position];
+      int slot = w.markSlot(position, id);
       boolean changed =
-          primitive ? marks.changed(position, w.longAt(position, id)) : marks.changed(position);
+          primitive ? marks.changed(slot, w.longAt(position, id)) : marks.changed(slot);
       if (changed) {
         row(w, position, id, Timing.EARLY, false);
         counters.earlyRow();
@@ -49,18 +50,19 @@ final class PaneRows<K, R> {
 
   /** The row of a late update of key {@code id}, just folded into {@code w}. */
   void late(WindowEntries w, int id) {
-    row(w, w.positionOf(id), id, Timing.LATE, false);
+    row(w, w.positionOf(id), id, Timing.LATE, false); // a dense window reads by id
     counters.lateUpdate();
   }
 
   private void row(WindowEntries w, int position, int id, Timing timing, boolean isFinal) {
     Object key = keys.key(id);
+    int slot = w.markSlot(position, id);
     if (primitive) {
       long value = w.longAt(position, id);
-      int index = w.marks.producedLong(position, value);
+      int index = w.marks.producedLong(slot, value);
       log.addLong(w.start, w.end, key, value, timing, index, isFinal);
     } else {
-      int index = w.marks.producedShared(position);
+      int index = w.marks.producedShared(slot);
       log.addObject(w.start, w.end, key, w.objectAt(position), timing, index, isFinal);
     }
   }

@@ -67,8 +67,8 @@ final class WindowEntries {
    * Creates an empty window; {@link #reset} it before use.
    *
    * @param primitive whether the accumulators are {@code long}s ({@link LongFold})
-   * @param paned whether its rows are panes ({@link PaneMarks}): such a window stays indexed, since
-   *     the marks go by entry position
+   * @param paned whether its rows are panes ({@link PaneMarks}, by entry position while the window
+   *     is indexed, by key id once it is dense)
    */
   WindowEntries(boolean primitive, boolean paned) {
     this.primitive = primitive;
@@ -87,7 +87,7 @@ final class WindowEntries {
     if (marks != null) {
       marks.clear();
     }
-    dense = primitive && marks == null && expectedKeys > 0 && 2L * expectedKeys >= idBound;
+    dense = primitive && expectedKeys > 0 && 2L * expectedKeys >= idBound;
     if (dense) {
       emptyDenseForm(idBound, expectedKeys);
       if (index != null && index.size() > 0) {
@@ -115,11 +115,21 @@ final class WindowEntries {
   }
 
   /**
-   * Returns the entry position of key {@code id}, or a negative number if it is absent; for an
-   * indexed window only (a window with panes never turns dense).
+   * Returns the slot of {@link #marks} of the key {@code id} at {@code position}: the position
+   * while the window is indexed, the id once it is dense.
    */
+  int markSlot(int position, int id) {
+    return dense ? id : position;
+  }
+
+  /** Returns the slot of {@link #marks} of key {@code id}, which the window holds. */
+  int markSlot(int id) {
+    return dense ? id : index.positionOf(id);
+  }
+
+  /** Returns the entry position of key {@code id} (indexed only; for a dense window, any). */
   int positionOf(int id) {
-    return index.positionOf(id);
+    return dense ? 0 : index.positionOf(id);
   }
 
   /** Returns the number of keys. */
@@ -193,7 +203,7 @@ final class WindowEntries {
 
   /** Inserts a new key at the index's free {@code position}, turning dense first if it is time. */
   private void insertLong(int id, int position, long accumulator, int idBound) {
-    if (index.growsOnNextInsert() && marks == null && 2L * (index.size() + 1) >= idBound) {
+    if (index.growsOnNextInsert() && 2L * (index.size() + 1) >= idBound) {
       densify(idBound);
       addDense(id, accumulator);
       return;
@@ -238,6 +248,9 @@ final class WindowEntries {
     }
     index.clear(0);
     dense = true;
+    if (marks != null) {
+      marks.rekeyByIds(ids); // the marks went by position: from now on by key id
+    }
   }
 
   /**
