@@ -1,15 +1,13 @@
 package io.github.lowwater.kafka;
 
+import io.github.lowwater.window.Timing;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
-import java.util.UUID;
 
 /**
  * A real SQL sink for the group tests: an in-memory H2 database with one table of per-partition
@@ -20,7 +18,7 @@ import java.util.UUID;
  * Thread-safe: the instance threads of a group write concurrently, through one connection under
  * this object's lock.
  */
-final class H2Sink implements AutoCloseable {
+final class H2Sink implements GroupSink {
 
   private final Connection connection;
   private final PreparedStatement select;
@@ -33,13 +31,11 @@ final class H2Sink implements AutoCloseable {
   H2Sink() {
     try {
       connection =
-          DriverManager.getConnection("jdbc:h2:mem:lowwater-" + UUID.randomUUID(), "sa", "");
-      try (Statement s = connection.createStatement()) {
-        s.execute(
-            "CREATE TABLE window_rows(window_start BIGINT, topic VARCHAR, part INT,"
-                + " window_key VARCHAR, val BIGINT,"
-                + " PRIMARY KEY(window_start, topic, part, window_key))");
-      }
+          GroupSink.open(
+              "lowwater-",
+              "CREATE TABLE window_rows(window_start BIGINT, topic VARCHAR, part INT,"
+                  + " window_key VARCHAR, val BIGINT,"
+                  + " PRIMARY KEY(window_start, topic, part, window_key))");
       select =
           connection.prepareStatement(
               "SELECT val FROM window_rows"
@@ -51,6 +47,25 @@ final class H2Sink implements AutoCloseable {
     } catch (SQLException e) {
       throw new IllegalStateException("could not open the H2 sink", e);
     }
+  }
+
+  /**
+   * Upserts the row on (window start, topic, partition, key): the pane and the generation are not
+   * stored, every row of these runs being its window's one row (on time, index 0, final).
+   */
+  @Override
+  public void write(
+      String writer,
+      int generation,
+      String topic,
+      int partition,
+      long windowStart,
+      String key,
+      long value,
+      Timing timing,
+      int index,
+      boolean isFinal) {
+    upsert(writer, windowStart, topic, partition, key, value);
   }
 
   /**
@@ -92,46 +107,35 @@ final class H2Sink implements AutoCloseable {
   }
 
   /** Window start to key to the sum of the rows of every partition of {@code topic}. */
-  synchronized TreeMap<Long, TreeMap<String, Long>> sumOverPartitions(String topic) {
-    TreeMap<Long, TreeMap<String, Long>> sums = new TreeMap<>();
-    try (PreparedStatement q =
-        connection.prepareStatement(
-            "SELECT window_start, window_key, SUM(val) FROM window_rows WHERE topic = ?"
-                + " GROUP BY window_start, window_key")) {
-      q.setString(1, topic);
-      try (ResultSet rs = q.executeQuery()) {
-        while (rs.next()) {
-          sums.computeIfAbsent(rs.getLong(1), s -> new TreeMap<>())
-              .put(rs.getString(2), rs.getLong(3));
-        }
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException("query failed", e);
-    }
-    return sums;
+  @Override
+  public synchronized TreeMap<Long, TreeMap<String, Long>> sumOverPartitions(String topic) {
+    return GroupSink.sums(
+        connection,
+        "SELECT window_start, window_key, SUM(val) FROM window_rows WHERE topic = ?"
+            + " GROUP BY window_start, window_key",
+        topic);
   }
 
   /** Every overwrite of a row with a different value, in order. */
-  synchronized List<String> violations() {
+  @Override
+  public synchronized List<String> violations() {
     return List.copyOf(violations);
   }
 
   /** How many distinct rows were written. */
-  synchronized long rows() {
+  @Override
+  public synchronized long rows() {
     return rows;
   }
 
   /** How many upserts rewrote an existing row with the value it already had. */
-  synchronized long rewrites() {
+  @Override
+  public synchronized long rewrites() {
     return rewrites;
   }
 
   @Override
   public synchronized void close() {
-    try {
-      connection.close();
-    } catch (SQLException e) {
-      throw new IllegalStateException("could not close the H2 sink", e);
-    }
+    GroupSink.close(connection, "the H2 sink");
   }
 }

@@ -3,8 +3,10 @@ package io.github.lowwater.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.testing.SyntheticFeed.Event;
 import io.github.lowwater.window.Aggregators;
+import io.github.lowwater.window.Timing;
 import io.github.lowwater.window.WindowResult;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -45,9 +48,9 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * {@link KafkaWindows} in {@link ResultScope#PER_PARTITION} stays exact while its consumer group
- * changes, on the real in-process broker: tumbling, hopping and session windows, each with the
- * classic protocol (cooperative sticky assignor) and with the consumer protocol of KIP-848 (see
- * {@link Protocol}).
+ * changes, on the real in-process broker: tumbling, hopping and session windows, and tumbling
+ * windows with early results and a grace period, each with the classic protocol (cooperative sticky
+ * assignor) and with the consumer protocol of KIP-848 (see {@link Protocol}).
  *
  * <p>A 12-partition topic holds a skewed backlog (partitions 0-3 hold 90 min of history, 4-7 30
  * min, 8-11 8 min, all ending a minute ago; a quarter of the records up to a minute out of order)
@@ -73,8 +76,35 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  *       the committed checkpoint's read-through offset {@code n}, minus the allowed lateness (no
  *       window can be complete beyond what its owner had read; the group watermark is sampled
  *       first, then the committed checkpoints, whose {@code n} only grows); and it was a real
- *       watermark once every partition had committed.
+ *       watermark once every partition had committed;
+ *   <li>on every instance, after every poll, the partition gauges added up to the assignment.
  * </ol>
+ *
+ * <p>The pane runs ({@link #panesRun}: early results every minute, a minute of grace, 30 s of
+ * allowed lateness, so that records up to a minute behind give late updates and none is beyond the
+ * grace period) write to a {@link PaneSink} instead, the conditional upsert on (generation, index)
+ * of docs/kafka.md, "Sinks for early and late rows", with {@code
+ * consumer.groupMetadata().generationId()} as each instance writes. The checks above hold (2.: no
+ * row of a (window, partition, key, index) was written again with another pane), and against the
+ * reference of {@link PaneRun}, one consumer reading the whole topic uninterrupted with the same
+ * options:
+ *
+ * <ol start="7">
+ *   <li>every row any instance wrote, dead ones included, is the reference's row of its (window,
+ *       partition, key, index), and every row of the reference was written;
+ *   <li>the rows the next owners wrote for the dead instance's partitions after they moved are
+ *       exactly the reference's rows of those partitions' windows that end after the dead
+ *       instance's last committed checkpoint ({@code e}, retired through);
+ *   <li>EARLY and LATE rows were written, and EARLY and ON_TIME rows after the move.
+ * </ol>
+ *
+ * <p>Semantics rule 54 promises 2., 7. and 8. only where no wall-clock rule acted: a quiet-period
+ * advance (an instance's {@link KafkaWindows#quietAdvances()}, charged to every partition it ever
+ * owned) or a seed clamped to the wall clock (a partition's watermark below its checkpoint's right
+ * after the assignment). Neither should act here (the quiet period is an hour, and a checkpoint's
+ * watermark is at most the newest event time minus the lateness, the events being produced at or
+ * before the wall clock), but a partition where one did is printed with the rule and left out of
+ * those three checks; at least one of the dead instance's partitions must remain.
  *
  * <p>Pacing: a fetch waits {@code fetch.max.wait.ms} (500 ms) for a {@code fetch.min.bytes} that
  * the small {@code max.partition.fetch.bytes} (2 KB) never lets it reach, and the records are
@@ -84,7 +114,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * paced and drains the rest at full speed. A commit refused because the group is rebalancing is
  * counted and the loop goes on (the next commit covers at least as much).
  *
- * <p>The six runs execute side by side ({@code @Execution(CONCURRENT)}, enabled by {@code
+ * <p>The eight runs execute side by side ({@code @Execution(CONCURRENT)}, enabled by {@code
  * junit-platform.properties}, where every other test stays sequential): they mostly wait on the
  * broker, and each has its own topic and group (named after the run), H2 database, producer, live
  * traffic and instance threads; the only state they share is the broker.
@@ -94,7 +124,6 @@ class KafkaWindowsGroupTest {
   static final Duration WINDOW = Duration.ofMinutes(5);
   static final long WINDOW_MILLIS = WINDOW.toMillis();
   static final Duration LATENESS = Duration.ofMinutes(2);
-  static final long LATENESS_MILLIS = LATENESS.toMillis();
   static final int PARTITIONS = 12;
 
   /**
@@ -109,6 +138,15 @@ class KafkaWindowsGroupTest {
   static final Duration[] HISTORY = {
     Duration.ofMinutes(90), Duration.ofMinutes(30), Duration.ofMinutes(8)
   };
+
+  /** The pane runs: early results every minute, in five-minute windows. */
+  static final Duration EARLY_RESULTS = Duration.ofMinutes(1);
+
+  /** The pane runs: a window takes late updates for a minute after its end. */
+  static final Duration GRACE = Duration.ofMinutes(1);
+
+  /** The pane runs: under MAX_DISORDER_MILLIS, so that some records come after the on-time row. */
+  static final Duration PANE_LATENESS = Duration.ofSeconds(30);
 
   static final Duration POLL = Duration.ofMillis(100);
   static final Duration STAGE_DEADLINE = Duration.ofSeconds(40);
@@ -160,6 +198,33 @@ class KafkaWindowsGroupTest {
   void classicSessionWindowsInAGroupWriteExactlyTheTruthThroughScalingRestartsAndACrash()
       throws Exception {
     sessionRun(Protocol.CLASSIC);
+  }
+
+  @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  void classicGroupWritesTheEarlyAndLateRowsOfOneReadingThroughScalingRestartsAndACrash()
+      throws Exception {
+    panesRun(Protocol.CLASSIC);
+  }
+
+  @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  void kip848GroupWritesTheEarlyAndLateRowsOfOneReadingThroughScalingRestartsAndACrash()
+      throws Exception {
+    panesRun(Protocol.KIP848);
+  }
+
+  /**
+   * Tumbling windows with early results every minute and a minute of grace, under 30 s of allowed
+   * lateness: a record up to a minute behind its partition's newest lands after its window's
+   * on-time row whenever the window ended more than 30 s before that newest (a LATE row), and never
+   * at or past {@code end + grace} (its window's end is above the record, at least the newest minus
+   * a minute, so {@code end + grace} is above the newest, itself above the watermark).
+   */
+  static void panesRun(Protocol protocol) throws Exception {
+    new GroupRun("group-panes-" + protocol.id, protocol)
+        .panes(EARLY_RESULTS, GRACE, PANE_LATENESS)
+        .runAndVerify();
   }
 
   /** Five-minute windows every minute: each record in five rows, panes of one minute. */
@@ -344,7 +409,7 @@ class KafkaWindowsGroupTest {
     final AtomicReference<Instance> crashToken = new AtomicReference<>();
 
     final Map<String, Long> stageMillis = new LinkedHashMap<>();
-    H2Sink sink;
+    GroupSink sink;
     Admin admin;
     KafkaProducer<String, String> producer;
     ScheduledExecutorService live;
@@ -374,6 +439,40 @@ class KafkaWindowsGroupTest {
       return this;
     }
 
+    Duration lateness = LATENESS;
+
+    /** Null but for the pane runs, which write to a {@link PaneSink}. */
+    Duration earlyResults;
+
+    Duration grace;
+
+    /** Null but for the pane runs. */
+    PaneRun panes;
+
+    GroupRun panes(Duration earlyResults, Duration grace, Duration lateness) {
+      this.earlyResults = earlyResults;
+      this.grace = grace;
+      this.lateness = lateness;
+      return this;
+    }
+
+    /** The windows of this run, their lateness and panes; no consumer yet. */
+    KafkaWindows.Builder<Long, Long> options() {
+      KafkaWindows.Builder<Long, Long> builder =
+          (gap == null
+                  ? KafkaWindows.builder(WINDOW, Aggregators.sumLong())
+                  : KafkaWindows.sessions(gap, Aggregators.sumLong())
+                      .maxSessionSpan(maxSessionSpan))
+              .allowedLateness(lateness);
+      if (advance != null) {
+        builder.hopping(advance);
+      }
+      if (earlyResults != null) {
+        builder.earlyResults(earlyResults).grace(grace);
+      }
+      return builder;
+    }
+
     GroupRun(String name, Protocol protocol) {
       this.topic = name;
       this.group = name;
@@ -385,7 +484,10 @@ class KafkaWindowsGroupTest {
     void runAndVerify() throws Exception {
       broker.createTopic(topic, PARTITIONS);
       stage("topic");
-      try (H2Sink sink = new H2Sink();
+      if (earlyResults != null) {
+        panes = new PaneRun();
+      }
+      try (GroupSink sink = panes != null ? panes.sink : new H2Sink();
           Admin admin = broker.admin();
           KafkaProducer<String, String> producer = producer()) {
         this.sink = sink;
@@ -450,6 +552,9 @@ class KafkaWindowsGroupTest {
       running.remove(dead);
       long crashNanos = System.nanoTime();
       deadMemberStayed = groupHasMember(dead.name);
+      if (panes != null) {
+        panes.died(dead.assignment, committedOffsetsAndMetadata());
+      }
       Instance replacement = start("r");
       await(
           "the partitions of the dead " + dead.name + " move after the session timeout",
@@ -505,20 +610,14 @@ class KafkaWindowsGroupTest {
       }
       KafkaConsumer<String, String> consumer =
           Feed.consumer(broker.bootstrapServers(), group, config);
-      KafkaWindows.Builder<Long, Long> builder =
-          (gap == null
-                  ? KafkaWindows.builder(WINDOW, Aggregators.sumLong())
-                  : KafkaWindows.sessions(gap, Aggregators.sumLong())
-                      .maxSessionSpan(maxSessionSpan))
-              .allowedLateness(LATENESS)
+      KafkaWindows<String, Long, Long> windows =
+          options()
               .consumer(consumer)
               .groupWatermarkInterval(Duration.ofMillis(500))
-              .quietAdvanceAfter(Duration.ofHours(1));
-      if (advance != null) {
-        builder.hopping(advance);
-      }
-      KafkaWindows<String, Long, Long> windows = builder.build();
-      Instance i = new Instance(name, consumer, windows, topic, sink, crash, drain, crashToken);
+              .quietAdvanceAfter(Duration.ofHours(1))
+              .build();
+      Instance i =
+          new Instance(name, consumer, windows, topic, sink, crash, drain, crashToken, panes);
       everyInstance.add(i);
       running.add(i);
       i.thread.start();
@@ -768,6 +867,9 @@ class KafkaWindowsGroupTest {
       for (Instance i : everyInstance) {
         late += i.windows.stats().late();
         redelivered += i.windows.redeliveredRecords();
+        if (panes != null) {
+          panes.quietAdvances(i.name, i.windows.quietAdvances(), i.ownedEver);
+        }
       }
       String summary =
           String.format(
@@ -784,11 +886,16 @@ class KafkaWindowsGroupTest {
               crashTakeoverMillis,
               samples.size(),
               stageMillis);
+      if (panes != null) {
+        summary += "; " + panes.summary();
+      }
       System.out.println(summary);
 
-      // The specific failures first: 2. no row was overwritten with a different value; 3. nothing
-      // was late (every record is within the allowed lateness of its partition).
-      assertThat(sink.violations())
+      // The specific failures first: 2. no row was overwritten with a different value (pane runs:
+      // no (window, partition, key, index), where no wall-clock rule acted); 3. nothing was late
+      // (every record is within the allowed lateness of its partition, pane runs: within the grace
+      // period of its window).
+      assertThat(panes == null ? sink.violations() : panes.sink.violationsOutside(panes.exempt()))
           .as("rows overwritten with a different value; %s", summary)
           .isEmpty();
       assertThat(late).as("late records over every instance; %s", summary).isZero();
@@ -827,6 +934,9 @@ class KafkaWindowsGroupTest {
       assertThat(everyInstance.stream().mapToLong(i -> i.allActivePolls).sum())
           .as("polls after which every assigned partition counted as active")
           .isPositive();
+      if (panes != null) {
+        panes.verify(group, topic, PARTITIONS, WINDOW_MILLIS, options(), summary);
+      }
     }
 
     /** Every record of the topic: its timestamps by partition and offset, and its events. */
@@ -845,6 +955,9 @@ class KafkaWindowsGroupTest {
           for (ConsumerRecord<String, String> r : reader.poll(Duration.ofMillis(200))) {
             timestamps[r.partition()][Math.toIntExact(r.offset())] = r.timestamp();
             events.add(new Event(r.partition(), r.timestamp(), r.key()));
+            if (panes != null) {
+              panes.topicRecords.add(r);
+            }
             assertThat(r.value()).isEqualTo("1");
           }
         }
@@ -874,7 +987,8 @@ class KafkaWindowsGroupTest {
           long newest =
               readThrough == null ? Long.MIN_VALUE : newestBelow[p][Math.toIntExact(readThrough)];
           bound =
-              Math.min(bound, newest == Long.MIN_VALUE ? Long.MIN_VALUE : newest - LATENESS_MILLIS);
+              Math.min(
+                  bound, newest == Long.MIN_VALUE ? Long.MIN_VALUE : newest - lateness.toMillis());
         }
         if (s.committed().size() == PARTITIONS) {
           afterEveryCommit++;
@@ -920,20 +1034,26 @@ class KafkaWindowsGroupTest {
 
   /**
    * Forwards to {@link KafkaWindows#rebalanceListener()} until detached when its instance dies: a
-   * dead process runs no callback (the first step of the crash recipe in the testing notes).
+   * dead process runs no callback (the first step of the crash recipe in the testing notes). After
+   * an assignment it calls {@code afterAssigned}.
    */
   static final class Detachable implements ConsumerRebalanceListener {
     final ConsumerRebalanceListener delegate;
+    final java.util.function.Consumer<Collection<TopicPartition>> afterAssigned;
     volatile boolean detached;
 
-    Detachable(ConsumerRebalanceListener delegate) {
+    Detachable(
+        ConsumerRebalanceListener delegate,
+        java.util.function.Consumer<Collection<TopicPartition>> afterAssigned) {
       this.delegate = delegate;
+      this.afterAssigned = afterAssigned;
     }
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
       if (!detached) {
         delegate.onPartitionsAssigned(partitions);
+        afterAssigned.accept(partitions);
       }
     }
 
@@ -958,11 +1078,17 @@ class KafkaWindowsGroupTest {
     final KafkaConsumer<String, String> consumer;
     final KafkaWindows<String, Long, Long> windows;
     final String topic;
-    final H2Sink sink;
+    final GroupSink sink;
     final Crash crash;
     final Drain drain;
     final AtomicReference<Instance> crashToken;
     final Detachable listener;
+
+    /** Where a clamped seed is noted; null but in the pane runs. */
+    final PaneRun panes;
+
+    /** Every partition this instance has had, as seen after its polls. */
+    final Set<TopicPartition> ownedEver = ConcurrentHashMap.newKeySet();
 
     /** Polls after which the partition counts disagreed with the assignment, and the last one. */
     volatile long countMismatches;
@@ -989,10 +1115,11 @@ class KafkaWindowsGroupTest {
         KafkaConsumer<String, String> consumer,
         KafkaWindows<String, Long, Long> windows,
         String topic,
-        H2Sink sink,
+        GroupSink sink,
         Crash crash,
         Drain drain,
-        AtomicReference<Instance> crashToken) {
+        AtomicReference<Instance> crashToken,
+        PaneRun panes) {
       this.name = name;
       this.consumer = consumer;
       this.windows = windows;
@@ -1001,7 +1128,9 @@ class KafkaWindowsGroupTest {
       this.crash = crash;
       this.drain = drain;
       this.crashToken = crashToken;
-      this.listener = new Detachable(windows.rebalanceListener());
+      this.panes = panes;
+      this.listener =
+          new Detachable(windows.rebalanceListener(), panes == null ? tps -> {} : this::noteClamps);
       this.thread = new Thread(this, "instance-" + topic + "-" + name);
       this.thread.setDaemon(true);
     }
@@ -1014,10 +1143,12 @@ class KafkaWindowsGroupTest {
           ConsumerRecords<String, String> records = consumer.poll(POLL);
           windows.onPoll(records, ConsumerRecord::key, r -> Long.parseLong(r.value()));
           consumed.addAndGet(records.count());
+          ownedEver.addAll(windows.assignedPartitions());
           checkPartitionCounts();
           int written = writeFinalized();
           if (command == Command.CRASH && written > 0 && crashToken.compareAndSet(null, this)) {
             // Written, not committed. A dead process runs no callback and sends no LeaveGroup.
+            assignment = Set.copyOf(consumer.assignment());
             listener.detached = true;
             if (crash == Crash.CLOSE_REMAINING_IN_GROUP) {
               closeRemainingInGroup();
@@ -1074,19 +1205,72 @@ class KafkaWindowsGroupTest {
       }
     }
 
-    /** Writes the finalized results through this run's drain; returns how many. */
+    /**
+     * Writes the finalized results through this run's drain, with their panes and the group
+     * generation as of this write (docs/kafka.md, "Sinks for early and late rows"); returns how
+     * many.
+     */
     int writeFinalized() {
+      int generation = consumer.groupMetadata().generationId();
       if (drain == Drain.DRAIN_FINALIZED) {
         return windows.drainFinalized(
-            (tp, start, end, key, value) ->
-                sink.upsert(name, start, tp.topic(), tp.partition(), key, value));
+            new PartitionResultVisitor<String, Long>() {
+              @Override
+              public void visit(TopicPartition tp, long start, long end, String key, Long result) {
+                throw new AssertionError("a sumLong row comes through visitLongPane");
+              }
+
+              @Override
+              public void visitLongPane(
+                  TopicPartition tp,
+                  long start,
+                  long end,
+                  String key,
+                  long value,
+                  Timing timing,
+                  int index,
+                  boolean isFinal) {
+                sink.write(
+                    name,
+                    generation,
+                    tp.topic(),
+                    tp.partition(),
+                    start,
+                    key,
+                    value,
+                    timing,
+                    index,
+                    isFinal);
+              }
+            });
       }
       List<WindowResult<String, Long>> results = windows.pollFinalized();
       for (WindowResult<String, Long> r : results) {
-        TopicPartition tp = (TopicPartition) r.source();
-        sink.upsert(name, r.start(), tp.topic(), tp.partition(), r.key(), r.value());
+        sink.write(name, generation, r);
       }
       return results.size();
+    }
+
+    /**
+     * After the windows' listener has seeded the new partitions from their checkpoints: a seed
+     * clamped to the wall clock (semantics rule 54's second wall-clock rule) left a partition's
+     * watermark below its checkpoint's. Reads the checkpoints again, as the listener did (no one
+     * else commits these partitions meanwhile).
+     */
+    void noteClamps(Collection<TopicPartition> partitions) {
+      Map<TopicPartition, OffsetAndMetadata> committed =
+          consumer.committed(new HashSet<>(partitions), Duration.ofSeconds(10));
+      committed.forEach(
+          (tp, om) -> {
+            if (om == null) {
+              return;
+            }
+            long checkpointed = Checkpoint.parse(om.metadata()).watermarkMillis();
+            long seeded = windows.watermark(tp);
+            if (checkpointed != WatermarkTracker.NO_WATERMARK && seeded < checkpointed) {
+              panes.clamped(name, tp.partition(), checkpointed, seeded);
+            }
+          });
     }
 
     /**
