@@ -99,26 +99,6 @@ final class PartitionTable<K, V, R> {
 
   /** The counters that survive a partition's departure: the totals, not the open windows. */
   static WindowStats sum(WindowStats r, WindowStats s) {
-    return add(r, s, 0, 0, 0);
-  }
-
-  /**
-   * Adds the counters of {@code s} to the totals {@code r}, with the open windows and entries and
-   * the watermark given: every count, the panes' included.
-   */
-  static WindowStats add(
-      WindowStats r, WindowStats s, long openWindows, long openEntries, long watermark) {
-    return new WindowStats(
-        r.accepted() + s.accepted(),
-        r.late() + s.late(),
-        r.futureEvents() + s.futureEvents(),
-        openWindows,
-        openEntries,
-        r.finalizedWindows() + s.finalizedWindows(),
-        watermark,
-        r.partiallyLate() + s.partiallyLate(),
-        r.earlyRows() + s.earlyRows(),
-        r.lateUpdates() + s.lateUpdates(),
-        r.retiredWindows() + s.retiredWindows());
+    return new StatsTotal().add(r).add(s).snapshot(0, 0, 0);
   }
 }

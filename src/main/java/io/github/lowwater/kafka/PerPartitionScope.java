@@ -125,17 +125,16 @@ final class PerPartitionScope<K, V, R> extends WindowScope<K, V, R> {
 
   @Override
   WindowStats stats(PartitionTable.View view) {
-    WindowStats total = view.retired();
+    StatsTotal total = new StatsTotal().add(view.retired());
     long openWindows = 0;
     long openEntries = 0;
     for (EventTimeWindows<?, ?, ?> w : view.windows()) {
       WindowStats s = w.stats();
       openWindows += s.openWindows();
       openEntries += s.openEntries();
-      total = PartitionTable.add(total, s, 0, 0, 0);
+      total.add(s);
     }
-    return PartitionTable.add(
-        total, PartitionTable.NO_STATS, openWindows, openEntries, watermark(view));
+    return total.snapshot(openWindows, openEntries, watermark(view));
   }
 
   @Override

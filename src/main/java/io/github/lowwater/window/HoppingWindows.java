@@ -6,7 +6,6 @@ import io.github.lowwater.internal.TimeMath;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -51,9 +50,6 @@ import java.util.function.Consumer;
  * @param <R> the result type
  */
 public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
-
-  private static final Comparator<WindowEntries> BY_START =
-      (a, b) -> Long.compare(a.start, b.start);
 
   private final HoppingAssigner shape;
 
@@ -264,7 +260,7 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     gatherCount = count;
     retired.forEach(gatherInRange);
     panes.forEach(gatherInRange);
-    Arrays.sort(gathered, 0, gatherCount, BY_START);
+    Arrays.sort(gathered, 0, gatherCount, WindowEntries.BY_START);
     return gatherCount;
   }
 

@@ -31,7 +31,7 @@ final class SliceStore {
 
   /** Open slices, oldest first (slices have one width, so start and end order agree). */
   private final PriorityQueue<WindowEntries> oldestFirst =
-      new PriorityQueue<>((a, b) -> Long.compare(a.start, b.start));
+      new PriorityQueue<>(WindowEntries.BY_START);
 
   /** The slice of the previous accepted event: consecutive events mostly share one. */
   private WindowEntries last;

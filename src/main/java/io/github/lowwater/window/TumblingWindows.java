@@ -5,7 +5,6 @@ import io.github.lowwater.internal.Checks;
 import io.github.lowwater.internal.TimeMath;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.PriorityQueue;
 import java.util.function.Consumer;
 
@@ -71,9 +70,6 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   private final Consumer<WindowEntries> markIds = w -> w.markIds(sweepMarks);
 
-  private static final Comparator<WindowEntries> BY_START =
-      (a, b) -> Long.compare(a.start, b.start);
-
   // With panes (early results or a grace period); all null without.
 
   /** The rows produced, in order: with panes, every row goes here instead of the queue. */
@@ -116,7 +112,7 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
         new SliceStore(new TumblingAssigner(sizeMillis), keys, queue, counters, aggregator);
     this.log = paned ? new PaneLog<>(aggregator, primitive) : null;
     this.paneRows = paned ? new PaneRows<>(log, keys, counters, primitive) : null;
-    this.inGrace = paned ? new PriorityQueue<>((a, b) -> Long.compare(a.end, b.end)) : null;
+    this.inGrace = paned ? new PriorityQueue<>(WindowEntries.BY_END) : null;
   }
 
   /**
@@ -203,7 +199,7 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     dueBy = newest;
     notDueMark = WindowEntries.NO_MARK;
     windows.forEach(collectDue);
-    Arrays.sort(due, 0, dueCount, BY_START);
+    Arrays.sort(due, 0, dueCount, WindowEntries.BY_START);
     long next = notDueMark;
     for (int i = 0; i < dueCount; i++) {
       WindowEntries w = due[i];

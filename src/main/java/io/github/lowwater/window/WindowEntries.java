@@ -1,6 +1,7 @@
 package io.github.lowwater.window;
 
 import java.util.Arrays;
+import java.util.Comparator;
 
 /**
  * One window's bounds and its (key, accumulator) entries, in the order of each key's first event,
@@ -37,6 +38,13 @@ final class WindowEntries {
   long nextMarkMillis;
 
   static final long NO_MARK = Long.MAX_VALUE;
+
+  /** Windows by start; for windows of one width, also by end. */
+  static final Comparator<WindowEntries> BY_START = (a, b) -> Long.compare(a.start, b.start);
+
+  /** Windows by end. */
+  static final Comparator<WindowEntries> BY_END = (a, b) -> Long.compare(a.end, b.end);
+
   static final long MARK_UNSET = Long.MIN_VALUE;
 
   /** With panes: each key's rows; null without (and then the window may turn dense). */
@@ -120,11 +128,6 @@ final class WindowEntries {
    */
   int markSlot(int position, int id) {
     return dense ? id : position;
-  }
-
-  /** Returns the slot of {@link #marks} of key {@code id}, which the window holds. */
-  int markSlot(int id) {
-    return dense ? id : index.positionOf(id);
   }
 
   /** Returns the entry position of key {@code id} (indexed only; for a dense window, any). */
