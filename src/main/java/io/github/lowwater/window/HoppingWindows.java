@@ -21,6 +21,14 @@ import java.util.function.Consumer;
  * this way). A pane is freed once the last window that holds it is drained. The aggregator must
  * merge: {@code build()} refuses one that does not.
  *
+ * <p><b>With early results or a grace period</b> ({@link #builder builder}{@code
+ * .earlyResults(period)}, {@code .grace(grace)}: semantics rule 55) each window is kept whole
+ * instead, as a tumbling window is, so that it can give rows while it is open and after its on-time
+ * row: an event folds into each of its windows that has not retired, {@code size / advance} folds
+ * per event, all or none (every new accumulator is computed before any is kept; for an aggregator
+ * that is not a built-in {@code long} one that is a copy of the key's accumulator per window and
+ * event). Within a window the keys then come in the order of their first event in it.
+ *
  * <p><b>Not thread-safe for writes; confine every mutating call to one thread.</b> {@code add}
  * costs what {@link TumblingWindows#add} costs; a drain costs, per window, its panes' entries. No
  * allocation at steady state with the built-in {@code long} aggregators. No threads are started.
@@ -78,11 +86,20 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   private long[] sweepMarks;
   private final Consumer<WindowEntries> markIds = w -> w.markIds(sweepMarks);
 
+  /**
+   * With panes (early results or a grace period): the windows, each whole, and their rows; null
+   * without. The slices above then stay empty.
+   */
+  private final PanedStore<K, R> whole;
+
   private HoppingWindows(Builder<? super V, R> builder) {
     super(builder);
     this.shape =
         new HoppingAssigner(builder.sizeMillis, builder.advanceMillis, builder.offsetMillis);
-    this.pool = new WindowQueue<>(keys, aggregator, longFold != null, counters);
+    boolean paned = builder.paned();
+    this.pool = new WindowQueue<>(keys, aggregator, longFold != null, paned, counters);
+    this.whole =
+        paned ? new PanedStore<>(keys, pool, counters, aggregator, earlyMillis, graceMillis) : null;
     this.panes =
         new SliceStore(
             new TumblingAssigner(shape.paneMillis(), shape.paneOffsetMillis()),
@@ -160,6 +177,10 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   @Override
   void accumulate(long eventTimeMillis, K key, V value, long watermark) {
+    if (whole != null) {
+      accumulateWhole(eventTimeMillis, key, value, watermark);
+      return;
+    }
     boolean partiallyLate = shape.firstEnd(eventTimeMillis) <= watermark;
     if (partiallyLate) {
       combineFinalizedHolding(eventTimeMillis); // they must not see this event
@@ -168,6 +189,38 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     if (partiallyLate) {
       counters.partiallyLate();
     }
+  }
+
+  /**
+   * With panes: into each window of the event that has not retired ({@code end + grace >
+   * watermark}), one {@code advance} after the other; partially late if a window of it retired.
+   */
+  private void accumulateWhole(long eventTimeMillis, K key, V value, long watermark) {
+    long first = shape.firstStart(eventTimeMillis);
+    // The windows ending by watermark - grace are retired: the first one left starts after that.
+    long firstLeft =
+        Math.max(first, shape.firstStart(TimeMath.saturatedSubtract(watermark, graceMillis)));
+    long advance = shape.advanceMillis();
+    int count = (int) ((shape.lastStart(eventTimeMillis) - firstLeft) / advance) + 1;
+    whole.accumulate(
+        firstLeft,
+        firstLeft + shape.sizeMillis(),
+        advance,
+        count,
+        key,
+        value,
+        watermark,
+        writtenThroughMillis,
+        newestMillis());
+    if (firstLeft != first) {
+      counters.partiallyLate();
+    }
+  }
+
+  /** Rule 50, with panes: every open window with an early mark reached fires once. */
+  @Override
+  void newestRose(long previous, long newest) {
+    whole.newestRose(newest, writtenThroughMillis); // called only with early results
   }
 
   /** Combines now every finalized window that holds {@code eventTimeMillis}, newest first. */
@@ -185,6 +238,10 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   @Override
   void closeReady(long watermark) {
+    if (whole != null) {
+      whole.close(watermark, writtenThroughMillis);
+      return;
+    }
     if (writtenThroughMillis != WatermarkTracker.NO_WATERMARK) {
       nextStart = Math.max(nextStart, shape.firstStart(writtenThroughMillis)); // markWritten
     }
@@ -289,16 +346,23 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   @Override
   boolean noneReady() {
-    return finalized.isEmpty();
+    return whole != null ? whole.noneReady() : finalized.isEmpty();
   }
 
   @Override
   int readyResults() {
+    if (whole != null) {
+      return whole.readyResults();
+    }
     return finalized.size() * Math.max(1, expectedKeysPerWindow);
   }
 
   @Override
   void visitReady(ResultVisitor<? super K, ? super R> visitor) {
+    if (whole != null) {
+      whole.visitReady(visitor);
+      return;
+    }
     for (WindowEntries w : finalized) {
       combine(w);
       pool.visit(w, visitor);
@@ -307,6 +371,10 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   @Override
   void takeReady() {
+    if (whole != null) {
+      whole.takeReady();
+      return;
+    }
     pool.sizeSparePool(counters.openWindows() + retired.size() + finalized.size());
     while (!finalized.isEmpty()) {
       emitted(finalized.peek());
@@ -315,6 +383,9 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   @Override
   int drainReady(ResultVisitor<? super K, ? super R> visitor) {
+    if (whole != null) {
+      return whole.drainReady(visitor);
+    }
     pool.sizeSparePool(counters.openWindows() + retired.size() + finalized.size());
     int count = 0;
     WindowEntries w;
@@ -347,6 +418,9 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
       panes.forEach(markIds);
       retired.forEach(markIds);
       finalized.forEach(markIds);
+      if (whole != null) {
+        whole.forEach(markIds);
+      }
     } finally {
       sweepMarks = null;
     }
@@ -400,12 +474,9 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
      * @return new windows
      * @throws IllegalArgumentException if the aggregator does not implement {@link
      *     Aggregator#merge}
-     * @throws IllegalStateException if early results or a grace period above 0 is set: they are
-     *     built for tumbling windows so far
      */
     public <K, W extends V> HoppingWindows<K, W, R> build() {
       requireMerging("hopping windows");
-      refusePanes("hopping windows");
       return new HoppingWindows<K, W, R>(this);
     }
   }

@@ -317,7 +317,7 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
      * @throws IllegalArgumentException if the aggregator does not implement {@link
      *     Aggregator#merge}
      * @throws IllegalStateException if early results or a grace period above 0 is set: they are
-     *     built for tumbling windows so far
+     *     built for tumbling and hopping windows so far
      */
     public <K, W extends V> SessionWindows<K, W, R> build() {
       requireMerging("session windows");

@@ -86,10 +86,7 @@ final class SliceStore {
     }
     boolean newKey;
     try {
-      newKey =
-          longFold != null
-              ? w.fold(id, value, longFold, keys.idBound())
-              : w.fold(id, value, aggregator);
+      newKey = w.foldValue(id, value, longFold, aggregator, keys.idBound());
     } catch (RuntimeException e) {
       if (opened) {
         queue.abandon(w);

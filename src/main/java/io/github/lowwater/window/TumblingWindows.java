@@ -2,10 +2,7 @@ package io.github.lowwater.window;
 
 import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.Checks;
-import io.github.lowwater.internal.TimeMath;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.PriorityQueue;
 import java.util.function.Consumer;
 
 /**
@@ -70,37 +67,11 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   private final Consumer<WindowEntries> markIds = w -> w.markIds(sweepMarks);
 
-  // With panes (early results or a grace period); all null without.
+  /** With panes (early results or a grace period): the windows and their rows; null without. */
+  private final PanedStore<K, R> panes;
 
-  /** The rows produced, in order: with panes, every row goes here instead of the queue. */
-  private final PaneLog<K, R> log;
-
-  private final PaneRows<K, R> paneRows;
-
-  /** Windows past their on-time row and within their grace period, by end. */
-  private final PriorityQueue<WindowEntries> inGrace;
-
-  /** The smallest early mark of the open windows, or lower (a window closed since): rule 50. */
-  private long nextFireMillis = WindowEntries.NO_MARK;
-
-  /** The open windows due to fire, gathered by {@link #collectDue}. */
-  private WindowEntries[] due = new WindowEntries[8];
-
-  private int dueCount;
-  private long dueBy;
-  private long notDueMark;
-
-  private final Consumer<WindowEntries> collectDue =
-      w -> {
-        if (w.nextMarkMillis <= dueBy) {
-          if (dueCount == due.length) {
-            due = Arrays.copyOf(due, dueCount * 2);
-          }
-          due[dueCount++] = w;
-        } else {
-          notDueMark = Math.min(notDueMark, w.nextMarkMillis);
-        }
-      };
+  /** The window of an event, with panes (without, the slice store assigns). */
+  private final TumblingAssigner assigner;
 
   private TumblingWindows(Builder<? super V, R> builder) {
     super(builder);
@@ -108,11 +79,12 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     boolean primitive = longFold != null;
     boolean paned = builder.paned();
     this.queue = new WindowQueue<>(keys, aggregator, primitive, paned, counters);
-    this.windows =
-        new SliceStore(new TumblingAssigner(sizeMillis), keys, queue, counters, aggregator);
-    this.log = paned ? new PaneLog<>(aggregator, primitive) : null;
-    this.paneRows = paned ? new PaneRows<>(log, keys, counters, primitive) : null;
-    this.inGrace = paned ? new PriorityQueue<>(WindowEntries.BY_END) : null;
+    this.assigner = new TumblingAssigner(sizeMillis);
+    this.windows = new SliceStore(assigner, keys, queue, counters, aggregator);
+    this.panes =
+        paned
+            ? new PanedStore<>(keys, queue, counters, aggregator, earlyMillis, graceMillis)
+            : null;
   }
 
   /**
@@ -170,54 +142,32 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   @Override
   void accumulate(long eventTimeMillis, K key, V value, long watermark) {
-    WindowEntries w = windows.accumulate(eventTimeMillis, key, value);
-    if (log == null) {
+    if (panes != null) {
+      panes.accumulate(
+          assigner.startOf(eventTimeMillis),
+          assigner.endOf(eventTimeMillis),
+          0,
+          1,
+          key,
+          value,
+          watermark,
+          writtenThroughMillis,
+          newestMillis());
       return;
     }
-    if (w.end <= watermark) { // a late update, within the grace period (rule 52)
-      if (w.nextMarkMillis == WindowEntries.MARK_UNSET) {
-        // Opened by this event: past its end already, it never had an on-time row.
-        windows.pollOldest(); // the oldest: every other open window ends after the watermark
-        w.nextMarkMillis = WindowEntries.NO_MARK;
-        inGrace.add(w);
-      }
-      if (w.end > writtenThroughMillis) {
-        paneRows.late(w, windows.lastKeyId());
-      }
-    } else if (earlyMillis > 0 && w.nextMarkMillis == WindowEntries.MARK_UNSET) {
-      w.nextMarkMillis = PaneMarks.firstMarkAfter(w.start, w.end, earlyMillis, newestMillis());
-      nextFireMillis = Math.min(nextFireMillis, w.nextMarkMillis);
-    }
+    windows.accumulate(eventTimeMillis, key, value);
   }
 
   /** Rule 50: every open window with an early mark in {@code (previous, newest]} fires once. */
   @Override
   void newestRose(long previous, long newest) {
-    if (newest < nextFireMillis) {
-      return; // the common case: no mark reached
-    }
-    dueBy = newest;
-    notDueMark = WindowEntries.NO_MARK;
-    windows.forEach(collectDue);
-    Arrays.sort(due, 0, dueCount, WindowEntries.BY_START);
-    long next = notDueMark;
-    for (int i = 0; i < dueCount; i++) {
-      WindowEntries w = due[i];
-      if (w.end > writtenThroughMillis) {
-        paneRows.early(w);
-      }
-      w.nextMarkMillis = PaneMarks.firstMarkAfter(w.start, w.end, earlyMillis, newest);
-      next = Math.min(next, w.nextMarkMillis);
-    }
-    Arrays.fill(due, 0, dueCount, null);
-    dueCount = 0;
-    nextFireMillis = next;
+    panes.newestRose(newest, writtenThroughMillis); // called only with early results
   }
 
   @Override
   void closeReady(long watermark) {
-    if (log != null) {
-      closePaned(watermark);
+    if (panes != null) {
+      panes.close(watermark, writtenThroughMillis);
       return;
     }
     WindowEntries w;
@@ -231,55 +181,20 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     }
   }
 
-  /**
-   * With panes: each window the watermark reaches gets its on-time rows (rule 51), then retires
-   * (rule 52) or waits in its grace period; the windows whose grace period the watermark passed
-   * retire. A window written elsewhere ({@link #markWritten}) gets no row.
-   */
-  private void closePaned(long watermark) {
-    WindowEntries w;
-    while ((w = windows.oldest()) != null && w.end <= watermark) {
-      windows.pollOldest();
-      counters.windowFinalized();
-      boolean retires = TimeMath.saturatedAdd(w.end, graceMillis) <= watermark;
-      if (w.end > writtenThroughMillis) {
-        paneRows.onTime(w, retires);
-      }
-      w.nextMarkMillis = WindowEntries.NO_MARK; // not open: no early row from now on
-      if (retires) {
-        retire(w);
-      } else {
-        inGrace.add(w);
-      }
-    }
-    while ((w = inGrace.peek()) != null && TimeMath.saturatedAdd(w.end, graceMillis) <= watermark) {
-      retire(inGrace.poll());
-    }
-  }
-
-  /** A window's state goes for good; its rows stay in the log. */
-  private void retire(WindowEntries w) {
-    windows.release(w);
-    counters.windowClosed(w.size());
-    counters.windowRetired();
-    keys.emitted();
-    queue.recycle(w);
-  }
-
   @Override
   boolean noneReady() {
-    return log != null ? log.isEmpty() : queue.isEmpty();
+    return panes != null ? panes.noneReady() : queue.isEmpty();
   }
 
   @Override
   int readyResults() {
-    return log != null ? log.size() : queue.results();
+    return panes != null ? panes.readyResults() : queue.results();
   }
 
   @Override
   void visitReady(ResultVisitor<? super K, ? super R> visitor) {
-    if (log != null) {
-      log.visitAll(visitor);
+    if (panes != null) {
+      panes.visitReady(visitor);
     } else {
       queue.visitAll(visitor);
     }
@@ -287,9 +202,8 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   @Override
   void takeReady() {
-    if (log != null) {
-      queue.sizeSparePool(counters.openWindows());
-      log.takeAll();
+    if (panes != null) {
+      panes.takeReady();
     } else {
       queue.takeAll();
     }
@@ -297,9 +211,8 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   @Override
   int drainReady(ResultVisitor<? super K, ? super R> visitor) {
-    if (log != null) {
-      queue.sizeSparePool(counters.openWindows());
-      return log.drain(visitor);
+    if (panes != null) {
+      return panes.drainReady(visitor);
     }
     return queue.drain(visitor);
   }
@@ -314,8 +227,8 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     try {
       windows.forEach(markIds);
       queue.forEachFinalized(markIds);
-      if (inGrace != null) {
-        inGrace.forEach(markIds);
+      if (panes != null) {
+        panes.forEach(markIds);
       }
     } finally {
       sweepMarks = null;

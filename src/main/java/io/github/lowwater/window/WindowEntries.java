@@ -280,6 +280,80 @@ final class WindowEntries {
   }
 
   /**
+   * Folds {@code value} into the accumulator of key {@code id}: the {@code long} one if {@code
+   * longFold} is not null, else the object one; nothing changes if the fold throws.
+   *
+   * @return whether the key is new in this window
+   */
+  boolean foldValue(
+      int id,
+      Object value,
+      LongFold longFold,
+      Aggregator<Object, Object, ?> aggregator,
+      int idBound) {
+    return longFold != null ? fold(id, value, longFold, idBound) : fold(id, value, aggregator);
+  }
+
+  /** Returns whether the window holds key {@code id}. */
+  boolean contains(int id) {
+    return dense ? ids.contains(id) : index.positionOf(id) >= 0;
+  }
+
+  /** Returns the {@code long} accumulator of key {@code id}, which the window holds. */
+  long longOf(int id) {
+    return dense ? longsById[id] : longs[index.positionOf(id)];
+  }
+
+  /** Returns the accumulator object of key {@code id}, which the window holds. */
+  Object objectOf(int id) {
+    return objects[index.positionOf(id)];
+  }
+
+  /**
+   * Sets the {@code long} accumulator of key {@code id} to {@code accumulator}, a value computed
+   * from {@link #longOf} (or from the initial one, for a key the window does not hold) by a fold
+   * that cannot fail any more: the second half of a fold into several windows at once.
+   *
+   * @return whether the key is new in this window
+   */
+  boolean putLong(int id, long accumulator, int idBound) {
+    if (dense) {
+      if (ids.contains(id)) {
+        longsById[id] = accumulator;
+        return false;
+      }
+      addDense(id, accumulator);
+      return true;
+    }
+    int position = index.positionOf(id);
+    if (position >= 0) {
+      longs[position] = accumulator;
+      return false;
+    }
+    insertLong(id, position, accumulator, idBound);
+    return true;
+  }
+
+  /**
+   * Replaces the accumulator object of key {@code id} with {@code accumulator}, a new object (a row
+   * that shares the old one keeps it), or adds the key with it.
+   *
+   * @return whether the key is new in this window
+   */
+  boolean putObject(int id, Object accumulator) {
+    int position = index.positionOf(id);
+    if (position >= 0) {
+      objects[position] = accumulator;
+      if (marks != null) {
+        marks.unshare(position);
+      }
+      return false;
+    }
+    insertObject(id, position, accumulator);
+    return true;
+  }
+
+  /**
    * Merges {@code accumulator} (of another window: a pane, which keeps it unchanged) into the
    * accumulator object of key {@code id}: a new key gets {@code merge(create(), accumulator)},
    * never the pane's own object.

@@ -85,13 +85,25 @@ class HandOverModelTest {
     perPartition(Trials.of(2_000), Kind.TUMBLING_PANES);
   }
 
+  /**
+   * Hopping windows with early results and a grace period: each of the windows a record falls in
+   * gives its own early, on-time and late rows, and a new owner gives them again with the same
+   * indexes.
+   */
+  @Test
+  void perPartitionHoppingEarlyAndLateRowsAreThoseOfOneReadingAcrossManyOwnerChanges() {
+    perPartition(Trials.of(1_000), Kind.HOPPING_PANES);
+  }
+
   /** The window kind of a trace. */
   enum Kind {
     TUMBLING,
     HOPPING,
     SESSIONS,
     /** Tumbling windows with early results, a grace period, or both. */
-    TUMBLING_PANES
+    TUMBLING_PANES,
+    /** Hopping windows with early results, a grace period, or both. */
+    HOPPING_PANES
   }
 
   private void perPartition(int traces, Kind kind) {
@@ -125,6 +137,11 @@ class HandOverModelTest {
   @Test
   void mergedEarlyAndLateRowsASingleConsumerRestartedAgainAndAgainLosesNoRecord() {
     merged(Trials.of(1_000), Kind.TUMBLING_PANES);
+  }
+
+  @Test
+  void mergedHoppingEarlyAndLateRowsASingleConsumerRestartedAgainAndAgainLosesNoRecord() {
+    merged(Trials.of(600), Kind.HOPPING_PANES);
   }
 
   private void merged(int traces, Kind kind) {
@@ -382,13 +399,16 @@ class HandOverModelTest {
       this.random = new Random(seed);
       this.scope = scope;
       this.lateness = Duration.ofMinutes(new int[] {0, 2, 4}[random.nextInt(3)]);
-      this.advance = kind == Kind.HOPPING ? Duration.ofMinutes(1 + random.nextInt(3)) : null;
+      this.advance =
+          kind == Kind.HOPPING || kind == Kind.HOPPING_PANES
+              ? Duration.ofMinutes(1 + random.nextInt(3))
+              : null;
       this.gap = kind == Kind.SESSIONS ? Duration.ofSeconds(30 + random.nextInt(150)) : null;
       this.maxSessionSpan =
           kind == Kind.SESSIONS && random.nextBoolean()
               ? Duration.ofMinutes(5 + random.nextInt(10))
               : null;
-      boolean panes = kind == Kind.TUMBLING_PANES;
+      boolean panes = kind == Kind.TUMBLING_PANES || kind == Kind.HOPPING_PANES;
       int which = panes ? random.nextInt(3) : -1; // early results, a grace period, or both
       this.early = which == 0 || which == 2 ? Duration.ofSeconds(20 + random.nextInt(100)) : null;
       this.grace = which == 1 || which == 2 ? Duration.ofSeconds(1 + random.nextInt(300)) : null;

@@ -48,9 +48,9 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * {@link KafkaWindows} in {@link ResultScope#PER_PARTITION} stays exact while its consumer group
- * changes, on the real in-process broker: tumbling, hopping and session windows, and tumbling
- * windows with early results and a grace period, each with the classic protocol (cooperative sticky
- * assignor) and with the consumer protocol of KIP-848 (see {@link Protocol}).
+ * changes, on the real in-process broker: tumbling, hopping and session windows, and tumbling and
+ * hopping windows with early results and a grace period, each with the classic protocol
+ * (cooperative sticky assignor) and with the consumer protocol of KIP-848 (see {@link Protocol}).
  *
  * <p>A 12-partition topic holds a skewed backlog (partitions 0-3 hold 90 min of history, 4-7 30
  * min, 8-11 8 min, all ending a minute ago; a quarter of the records up to a minute out of order)
@@ -212,6 +212,33 @@ class KafkaWindowsGroupTest {
   void kip848GroupWritesTheEarlyAndLateRowsOfOneReadingThroughScalingRestartsAndACrash()
       throws Exception {
     panesRun(Protocol.KIP848);
+  }
+
+  @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  void classicHoppingGroupWritesTheEarlyAndLateRowsOfOneReadingThroughScalingRestartsAndACrash()
+      throws Exception {
+    hoppingPanesRun(Protocol.CLASSIC);
+  }
+
+  @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  void kip848HoppingGroupWritesTheEarlyAndLateRowsOfOneReadingThroughScalingRestartsAndACrash()
+      throws Exception {
+    hoppingPanesRun(Protocol.KIP848);
+  }
+
+  /**
+   * Five-minute windows every minute with the panes of {@link #panesRun}: a record up to a minute
+   * behind its partition's newest falls into five windows, none retired (the first one ends above
+   * the record, so above the newest minus a minute; it retires at the newest minus 90 s), and late
+   * updates come in those of its windows past their on-time row.
+   */
+  static void hoppingPanesRun(Protocol protocol) throws Exception {
+    new GroupRun("group-hopping-panes-" + protocol.id, protocol)
+        .hopping(Duration.ofMinutes(1))
+        .panes(EARLY_RESULTS, GRACE, PANE_LATENESS)
+        .runAndVerify();
   }
 
   /**

@@ -217,7 +217,7 @@ class KafkaWindowsPanesTest {
   }
 
   @Test
-  void withoutPanesTheCheckpointStaysVersionOneAndHoppingOrSessionsRefusePanesAtBuild() {
+  void withoutPanesTheCheckpointStaysVersionOneAndSessionsRefusePanesAtBuild() {
     KafkaWindows<String, Long, Long> plain =
         KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.count())
             .consumer(KafkaWindowsTest.assigned(P0))
@@ -226,15 +226,6 @@ class KafkaWindowsPanesTest {
     plain.rebalanceListener().onPartitionsAssigned(List.of(P0));
     KafkaWindowsTest.feed(plain, record(P0, 0, 1, "a"));
     assertThat(plain.committableOffsets().get(P0).metadata()).startsWith("lw1;");
-    assertThatThrownBy(
-            () ->
-                KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.count())
-                    .hopping(Duration.ofMinutes(1))
-                    .grace(Duration.ofMinutes(1))
-                    .consumer(new MockConsumer<>("earliest"))
-                    .build())
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("not for hopping windows");
     assertThatThrownBy(
             () ->
                 KafkaWindows.sessions(Duration.ofMinutes(5), Aggregators.count())

@@ -12,11 +12,12 @@ import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
- * A naive reference of the panes of {@link TumblingWindows} (issue 18, step 2: early results and a
- * grace period), written from the rules alone and sharing no code with the windows: a map from
- * window start to the keys of the window in first-event order, each with every value it was given,
- * its row count and its last row's value; the newest event time {@code N}; and the rows produced,
- * in production order. Every value is recomputed from the key's values at every row.
+ * A naive reference of the panes of {@link TumblingWindows} and {@link HoppingWindows} (issue 18:
+ * early results and a grace period), written from the rules alone and sharing no code with the
+ * windows: a map from window start to the keys of the window in first-event order, each with every
+ * value it was given, its row count and its last row's value; the newest event time {@code N}; and
+ * the rows produced, in production order. Every value is recomputed from the key's values at every
+ * row.
  *
  * <p>The watermark {@code W} comes from the reference's own {@link WatermarkTracker}, which the
  * caller builds with the same options as the windows under test (allowed lateness, idle timeout,
@@ -27,11 +28,14 @@ import java.util.function.Function;
  * <p>The rules, as this reference applies them (s, e: the window's start and end; G: the grace):
  *
  * <ul>
- *   <li>{@link #add}: late iff {@code e + G <= W} (saturating), against {@code W} before the event.
- *       If not late, the value is folded in, and if {@code e <= W} (the window is in grace) the key
- *       gets a LATE row, never final. Then {@code N} rises (a late event raises it too) and the
- *       early firings follow; then the tracker observes the event; then windows close by the new
- *       {@code W}.
+ *   <li>{@link #add}: the windows of {@code t} are those with a start {@code s = k * advance} in
+ *       {@code (t - size, t]} (one, {@code floorDiv(t, size) * size}, for tumbling windows). Late
+ *       iff {@code e + G <= W} (saturating) for every one of them, against {@code W} before the
+ *       event. If not late, the value is folded into each window with {@code e + G > W}, in
+ *       ascending start (partially late if another one had retired), every fold computed before any
+ *       is kept; each window with {@code e <= W} (in grace) gives the key a LATE row, never final.
+ *       Then {@code N} rises (a late event raises it too) and the early firings follow; then the
+ *       tracker observes the event; then windows close by the new {@code W}.
  *   <li>A rise of {@code N} from {@code N0} to {@code N1} fires, once, every window not yet on time
  *       with a mark {@code m = s + k * delta}, {@code k >= 1}, {@code m < e}, {@code N0 < m <= N1};
  *       windows in ascending start, keys in first-event order, a key only if it has no row yet or
@@ -59,14 +63,33 @@ final class PaneReference<R> {
    * The window shape and the pane options.
    *
    * @param sizeMillis the window size, {@code >= 1}
+   * @param advanceMillis how far apart windows start, {@code 1 <= advance <= size}; {@code size}
+   *     for tumbling windows
    * @param earlyDeltaMillis the early delta, {@code >= 1}, or {@link #EARLY_OFF}
    * @param graceMillis the grace period, {@code >= 0}
    */
-  record Shape(long sizeMillis, long earlyDeltaMillis, long graceMillis) {
+  record Shape(long sizeMillis, long advanceMillis, long earlyDeltaMillis, long graceMillis) {
     Shape {
-      if (sizeMillis < 1 || earlyDeltaMillis < 0 || graceMillis < 0) {
-        throw new IllegalArgumentException(toString());
+      if (sizeMillis < 1
+          || advanceMillis < 1
+          || advanceMillis > sizeMillis
+          || earlyDeltaMillis < 0
+          || graceMillis < 0) {
+        throw new IllegalArgumentException(
+            "size "
+                + sizeMillis
+                + ", advance "
+                + advanceMillis
+                + ", early "
+                + earlyDeltaMillis
+                + ", grace "
+                + graceMillis);
       }
+    }
+
+    /** Tumbling windows: the advance is the size. */
+    Shape(long sizeMillis, long earlyDeltaMillis, long graceMillis) {
+      this(sizeMillis, sizeMillis, earlyDeltaMillis, graceMillis);
     }
   }
 
@@ -106,6 +129,7 @@ final class PaneReference<R> {
 
   private long newest = WatermarkTracker.NO_WATERMARK;
   private long accepted;
+  private long partiallyLate;
   private long late;
   private long earlyRows;
   private long lateUpdates;
@@ -184,30 +208,46 @@ final class PaneReference<R> {
    * @throws ArithmeticException if the fold overflows; nothing changes then
    */
   boolean add(Object source, long eventTimeMillis, String key, long value) {
-    long start = startOf(eventTimeMillis);
-    long end = endOf(eventTimeMillis);
     long watermark = tracker.watermark();
-    boolean isLate = saturatedAdd(end, shape.graceMillis()) <= watermark;
+    List<Long> starts = startsOf(eventTimeMillis);
+    List<Long> kept = new ArrayList<>();
+    for (long start : starts) {
+      if (saturatedAdd(endOf(start, eventTimeMillis), shape.graceMillis()) > watermark) {
+        kept.add(start); // not retired
+      }
+    }
+    boolean isLate = kept.isEmpty();
     if (isLate) {
       late++;
     } else {
-      Window<R> w = windows.get(start);
-      Cell<R> cell = w == null ? null : w.keys.get(key);
-      List<Long> values = new ArrayList<>(cell == null ? List.of() : cell.values);
-      values.add(value);
-      R folded = fold.apply(values); // throws before anything changes
-      if (w == null) {
-        w = new Window<>(start, end);
-        w.onTime = end <= watermark; // opened in grace: its on-time moment is gone
-        windows.put(start, w);
+      List<R> folded = new ArrayList<>();
+      for (long start : kept) {
+        Window<R> w = windows.get(start);
+        Cell<R> cell = w == null ? null : w.keys.get(key);
+        List<Long> values = new ArrayList<>(cell == null ? List.of() : cell.values);
+        values.add(value);
+        folded.add(fold.apply(values)); // throws before anything changes
       }
-      cell = w.keys.computeIfAbsent(key, k -> new Cell<>());
-      cell.values.add(value);
-      cell.foldedSinceRow = true;
+      for (int i = 0; i < kept.size(); i++) {
+        long start = kept.get(i);
+        long end = endOf(start, eventTimeMillis);
+        Window<R> w = windows.get(start);
+        if (w == null) {
+          w = new Window<>(start, end);
+          w.onTime = end <= watermark; // opened in grace: its on-time moment is gone
+          windows.put(start, w);
+        }
+        Cell<R> cell = w.keys.computeIfAbsent(key, k -> new Cell<>());
+        cell.values.add(value);
+        cell.foldedSinceRow = true;
+        if (end <= watermark) {
+          row(w, key, cell, folded.get(i), Timing.LATE, false);
+          lateUpdates++;
+        }
+      }
       accepted++;
-      if (end <= watermark) {
-        row(w, key, cell, folded, Timing.LATE, false);
-        lateUpdates++;
+      if (kept.size() < starts.size()) {
+        partiallyLate++;
       }
     }
     raiseNewest(eventTimeMillis);
@@ -264,6 +304,11 @@ final class PaneReference<R> {
 
   long late() {
     return late;
+  }
+
+  /** Events that went into some of their windows, another one having retired (hopping only). */
+  long partiallyLate() {
+    return partiallyLate;
   }
 
   long earlyRows() {
@@ -393,20 +438,37 @@ final class PaneReference<R> {
     cell.foldedSinceRow = false;
   }
 
-  /** {@code floorDiv(t, size) * size}, computed as {@code t - floorMod(t, size)}, saturating. */
-  private long startOf(long t) {
-    try {
-      return Math.subtractExact(t, Math.floorMod(t, shape.sizeMillis()));
-    } catch (ArithmeticException overflow) {
-      return Long.MIN_VALUE;
+  /**
+   * The starts of the windows of {@code t}, ascending: for tumbling windows {@code floorDiv(t,
+   * size) * size}, computed as {@code t - floorMod(t, size)}, saturating; for hopping windows every
+   * multiple of the advance in {@code (t - size, t]}, found by walking down from {@code t}.
+   */
+  private List<Long> startsOf(long t) {
+    if (shape.advanceMillis() == shape.sizeMillis()) {
+      try {
+        return List.of(Math.subtractExact(t, Math.floorMod(t, shape.sizeMillis())));
+      } catch (ArithmeticException overflow) {
+        return List.of(Long.MIN_VALUE);
+      }
     }
+    List<Long> starts = new ArrayList<>();
+    for (long s = t; s > t - shape.sizeMillis(); s--) {
+      if (Math.floorMod(s, shape.advanceMillis()) == 0) {
+        starts.add(0, s);
+      }
+    }
+    return starts;
   }
 
   /**
-   * The start plus the size, computed from {@code t} so that a saturated start does not shift it.
+   * The end of the window starting at {@code start} that holds {@code t}: the start plus the size,
+   * computed from {@code t} for tumbling windows so that a saturated start does not shift it.
    */
-  private long endOf(long t) {
-    return saturatedAdd(t, shape.sizeMillis() - Math.floorMod(t, shape.sizeMillis()));
+  private long endOf(long start, long t) {
+    if (shape.advanceMillis() == shape.sizeMillis()) {
+      return saturatedAdd(t, shape.sizeMillis() - Math.floorMod(t, shape.sizeMillis()));
+    }
+    return start + shape.sizeMillis();
   }
 
   private static long saturatedAdd(long a, long b) {

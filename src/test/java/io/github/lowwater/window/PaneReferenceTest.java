@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
  * {@link PaneReference}, the naive reference of the panes of {@link TumblingWindows}, pinned to the
  * rules of issue 18, step 2 by hand-built traces whose every row is worked out in the comment above
  * it, and, with early results and grace off, to today's {@link TumblingWindows} over random traces.
- * A reference that is wrong would make {@code TumblingPanesModelTest} fail the right windows, so it
- * is tested first.
+ * A reference that is wrong would make {@code PanesModelTest} fail the right windows, so it is
+ * tested first.
  */
 class PaneReferenceTest {
 

@@ -16,9 +16,11 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
- * The panes of {@link TumblingWindows} (early results and a grace period, issue 18, step 2) against
- * {@link PaneReference}, a naive reference written from the rules alone, over random traces: 1 to 4
- * sources with disorder and idleness on a {@link ManualClock} that moves a little per step, keys
+ * The panes of {@link TumblingWindows} and {@link HoppingWindows} (early results and a grace
+ * period, issue 18) against {@link PaneReference}, a naive reference written from the rules alone,
+ * over random traces: tumbling windows, or hopping windows of 2 to 40 ms that advance by 1 ms to
+ * their size less one (so an event falls into 2 to 40 windows, some of them retired already); 1 to
+ * 4 sources with disorder and idleness on a {@link ManualClock} that moves a little per step, keys
  * from a small set, every aggregator kind (sum, count, max, and two object aggregators that merge),
  * early results off or every 1 to 30 ms, a grace of 0 or up to 60 ms, {@code observe}, {@code
  * advanceTo}, {@code refresh} and {@code finish} among the events, and drains at random points
@@ -27,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * key, value, timing, index, isFinal), in order; after every step so do the verdict of the event,
  * the watermark and the counters. A failure names the trace: its options and its calls.
  */
-class TumblingPanesModelTest {
+class PanesModelTest {
 
   // The traces ----------------------------------------------------------------------------------
 
@@ -72,6 +74,7 @@ class TumblingPanesModelTest {
       Kind kind,
       int sources,
       long sizeMillis,
+      long advanceMillis,
       long latenessMillis,
       long idleMillis,
       long earlyMillis,
@@ -89,11 +92,54 @@ class TumblingPanesModelTest {
       boolean graceSet = random.nextBoolean();
       long grace = graceSet && random.nextBoolean() ? random.nextInt(61) : 0;
       long base = new long[] {0, -1_000, 1_000_000, -7}[random.nextInt(4)];
-      return new Options(kind, sources, size, lateness, idle, early, grace, graceSet, base);
+      return new Options(kind, sources, size, size, lateness, idle, early, grace, graceSet, base);
+    }
+
+    /**
+     * Hopping windows of 2 to 40 ms advancing by 1 ms to their size less one, always with panes:
+     * without early results and grace, hopping windows keep their own rules (keys and merges in
+     * slice order, semantics rule 41), which the reference does not model.
+     */
+    static Options randomHopping(Random random) {
+      Options o = random(random);
+      long size = 2 + random.nextInt(39);
+      long advance = 1 + random.nextInt((int) size - 1);
+      if (o.earlyMillis == PaneReference.EARLY_OFF && o.graceMillis == 0) {
+        o = o.withGrace(1 + random.nextInt(60));
+      }
+      return new Options(
+          o.kind,
+          o.sources,
+          size,
+          advance,
+          o.latenessMillis,
+          o.idleMillis,
+          o.earlyMillis,
+          o.graceMillis,
+          o.graceSet,
+          o.base);
+    }
+
+    Options withGrace(long grace) {
+      return new Options(
+          kind,
+          sources,
+          sizeMillis,
+          advanceMillis,
+          latenessMillis,
+          idleMillis,
+          earlyMillis,
+          grace,
+          true,
+          base);
+    }
+
+    boolean hopping() {
+      return advanceMillis != sizeMillis;
     }
 
     PaneReference.Shape shape() {
-      return new PaneReference.Shape(sizeMillis, earlyMillis, graceMillis);
+      return new PaneReference.Shape(sizeMillis, advanceMillis, earlyMillis, graceMillis);
     }
 
     /**
@@ -202,6 +248,7 @@ class TumblingPanesModelTest {
     long unchangedSkips;
     long lateUpdates;
     long late;
+    long partiallyLate;
     long polls;
     long visitorDrains;
     long thrown;
@@ -212,7 +259,7 @@ class TumblingPanesModelTest {
     Coverage coverage = new Coverage();
     int traces = Trials.of(2_000);
     for (int trace = 0; trace < traces; trace++) {
-      run(new Random(trace), trace, false, coverage);
+      run(new Random(trace), trace, false, false, coverage);
     }
     // The traces reach the cases that matter, not only the easy ones.
     assertThat(coverage.earlyRows).as("early rows").isGreaterThan(traces);
@@ -233,16 +280,36 @@ class TumblingPanesModelTest {
     Coverage coverage = new Coverage();
     int traces = Trials.of(500);
     for (int trace = 0; trace < traces; trace++) {
-      run(new Random(1_000_000 + trace), trace, true, coverage);
+      run(new Random(1_000_000 + trace), trace, true, trace % 2 == 1, coverage);
     }
     assertThat(coverage.thrown).as("drains that threw").isGreaterThan(traces);
+  }
+
+  /**
+   * Rules 50 to 53 for hopping windows: an event folds into every window of it not retired, the
+   * retired ones make it partially late, and each window fires, closes, takes late updates and
+   * retires as a tumbling window does.
+   */
+  @Test
+  void hoppingPanesAgreeWithTheNaiveReferenceOverRandomTraces() {
+    Coverage coverage = new Coverage();
+    int traces = Trials.of(1_500);
+    for (int trace = 0; trace < traces; trace++) {
+      run(new Random(2_000_000 + trace), trace, false, true, coverage);
+    }
+    assertThat(coverage.earlyRows).as("early rows").isGreaterThan(traces);
+    assertThat(coverage.unchangedSkips).as("keys a firing skipped").isGreaterThan(traces / 10);
+    assertThat(coverage.lateUpdates).as("late updates").isGreaterThan(traces / 4);
+    assertThat(coverage.partiallyLate).as("partially late events").isGreaterThan(traces / 4);
+    assertThat(coverage.late).as("late events").isGreaterThan(traces / 4);
+    assertThat(coverage.visitorDrains).as("drains through a visitor").isGreaterThan(traces);
   }
 
   /** The failure of a visitor reaches the caller of {@code drainFinalized} as it was thrown. */
   @Test
   void aVisitorsExceptionPropagatesOutOfTheDrainAndLeavesItsRowQueued() {
-    Options o = new Options(Kind.SUM, 1, 10, 0, 1_000, 3, 5, true, 0);
-    TumblingWindows<String, Long, Long> windows =
+    Options o = new Options(Kind.SUM, 1, 10, 10, 0, 1_000, 3, 5, true, 0);
+    EventTimeWindows<String, Long, Long> windows =
         windows(o, new ManualClock(), Aggregators.sumLong());
     windows.add("s", 4, "a", 1L); // N = 4 passes the mark 3: one early row
     assertThatThrownBy(() -> windows.drainFinalized(new PaneCollector<Long>(true, 0)))
@@ -253,8 +320,9 @@ class TumblingPanesModelTest {
 
   // Running a trace against both ---------------------------------------------------------------
 
-  private static void run(Random random, int trace, boolean throwing, Coverage coverage) {
-    Options o = Options.random(random);
+  private static void run(
+      Random random, int trace, boolean throwing, boolean hopping, Coverage coverage) {
+    Options o = hopping ? Options.randomHopping(random) : Options.random(random);
     List<Step> steps = trace(random, o, throwing);
     ManualClock clock = new ManualClock(Instant.ofEpochMilli(o.base()));
     Forward forward = new Forward();
@@ -324,20 +392,38 @@ class TumblingPanesModelTest {
     }
   }
 
-  static <R> TumblingWindows<String, Long, R> windows(
+  static <R> EventTimeWindows<String, Long, R> windows(
       Options o, ManualClock clock, Aggregator<? super Long, ?, R> aggregator) {
-    TumblingWindows.Builder<Long, R> builder =
-        TumblingWindows.<Long, R>builder(Duration.ofMillis(o.sizeMillis()), aggregator)
-            .allowedLateness(Duration.ofMillis(o.latenessMillis()))
-            .idleTimeout(Duration.ofMillis(o.idleMillis()))
-            .clock(clock);
+    if (o.hopping()) {
+      return configure(
+              HoppingWindows.<Long, R>builder(
+                  Duration.ofMillis(o.sizeMillis()),
+                  Duration.ofMillis(o.advanceMillis()),
+                  aggregator),
+              o,
+              clock)
+          .build();
+    }
+    return configure(
+            TumblingWindows.<Long, R>builder(Duration.ofMillis(o.sizeMillis()), aggregator),
+            o,
+            clock)
+        .build();
+  }
+
+  private static <B extends EventTimeOptions<B>> B configure(
+      B builder, Options o, ManualClock clock) {
+    builder
+        .allowedLateness(Duration.ofMillis(o.latenessMillis()))
+        .idleTimeout(Duration.ofMillis(o.idleMillis()))
+        .clock(clock);
     if (o.earlyMillis() != PaneReference.EARLY_OFF) {
       builder.earlyResults(Duration.ofMillis(o.earlyMillis()));
     }
     if (o.graceSet()) {
       builder.grace(Duration.ofMillis(o.graceMillis()));
     }
-    return builder.build();
+    return builder;
   }
 
   private static <R> void run(
@@ -351,7 +437,7 @@ class TumblingPanesModelTest {
       Coverage coverage,
       Forward forward) {
     forward.to = ref;
-    TumblingWindows<String, Long, R> windows = windows(o, clock, aggregator);
+    EventTimeWindows<String, Long, R> windows = windows(o, clock, aggregator);
     List<WindowResult<String, R>> drained = new ArrayList<>();
     for (int i = 0; i < steps.size(); i++) {
       int done = i + 1;
@@ -399,6 +485,7 @@ class TumblingPanesModelTest {
     coverage.unchangedSkips += ref.unchangedSkips();
     coverage.lateUpdates += ref.lateUpdates();
     coverage.late += ref.late();
+    coverage.partiallyLate += ref.partiallyLate();
   }
 
   private static Supplier<String> what(int trace, Options o, List<Step> steps) {
@@ -406,7 +493,7 @@ class TumblingPanesModelTest {
   }
 
   private static void compareStats(
-      TumblingWindows<String, Long, ?> windows, PaneReference<?> ref, Supplier<String> what) {
+      EventTimeWindows<String, Long, ?> windows, PaneReference<?> ref, Supplier<String> what) {
     WindowStats stats = windows.stats();
     // Read into longs: the comparisons hold whether the counters are ints or longs.
     long earlyRows = stats.earlyRows();
@@ -418,6 +505,9 @@ class TumblingPanesModelTest {
         .as(() -> what.get() + ": retiredWindows")
         .isEqualTo(ref.retiredWindows());
     assertThat(stats.late()).as(() -> what.get() + ": late").isEqualTo(ref.late());
+    assertThat(stats.partiallyLate())
+        .as(() -> what.get() + ": partiallyLate")
+        .isEqualTo(ref.partiallyLate());
     assertThat(stats.accepted()).as(() -> what.get() + ": accepted").isEqualTo(ref.accepted());
   }
 
@@ -427,7 +517,7 @@ class TumblingPanesModelTest {
    */
   private static <R> void drain(
       Drain drain,
-      TumblingWindows<String, Long, R> windows,
+      EventTimeWindows<String, Long, R> windows,
       boolean builtInLong,
       List<WindowResult<String, R>> drained,
       Coverage coverage,
