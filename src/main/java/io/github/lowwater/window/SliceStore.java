@@ -8,7 +8,8 @@ import java.util.function.Consumer;
  * TumblingAssigner}), each a {@link WindowEntries} of (key, accumulator) entries. A tumbling window
  * is one slice; a hopping window is the slices of {@code gcd(size, advance)} it covers, combined
  * when it is emitted. The store folds events into their slice and hands the slices back oldest
- * first; what a closed slice becomes is the kind's decision.
+ * first; what a closed slice becomes is the kind's decision. With early results or a grace period
+ * the kinds keep whole windows in a {@link PanedStore} instead.
  *
  * <p>Not thread-safe. {@link #accumulate} costs one hash probe of the slice by start (none when the
  * event falls into the previous event's slice) and one of the key; it allocates nothing once the
@@ -63,16 +64,11 @@ final class SliceStore {
     return assigner.endOf(eventTimeMillis);
   }
 
-  /** The key id of the last accepted event, for the kind's late-update row. */
-  private int lastId;
-
   /**
    * Adds the value to its (slice, key) accumulator, opening the slice if needed; changes nothing if
    * the key's {@code hashCode} or {@code equals}, or the aggregator, throws.
-   *
-   * @return the slice the value went into
    */
-  WindowEntries accumulate(long eventTimeMillis, Object key, Object value) {
+  void accumulate(long eventTimeMillis, Object key, Object value) {
     WindowEntries w = last;
     long start = 0;
     if (w == null || eventTimeMillis < w.start || eventTimeMillis >= w.end) {
@@ -102,13 +98,6 @@ final class SliceStore {
       counters.entryOpened();
     }
     last = w;
-    lastId = id;
-    return w;
-  }
-
-  /** Returns the key id of the last value {@link #accumulate} took. */
-  int lastKeyId() {
-    return lastId;
   }
 
   /** Returns the oldest open slice, or null. */
@@ -134,31 +123,18 @@ final class SliceStore {
    * windows are all finalized, so its events are late).
    */
   WindowEntries retireOldest() {
-    WindowEntries w = pollOldest();
-    counters.windowClosed(w.size());
-    return w;
-  }
-
-  /**
-   * Takes the oldest open slice out of the open order but keeps it findable by {@link #get}, and
-   * keeps it counted as open: a window in its grace period, which events still reach ({@link
-   * #accumulate} finds it by start) and which the kind counts closed when it retires it.
-   */
-  WindowEntries pollOldest() {
     WindowEntries w = oldestFirst.poll();
     if (last == w) {
       last = null;
     }
     expectedKeys = w.size();
+    counters.windowClosed(w.size());
     return w;
   }
 
   /** Forgets a retired slice: {@link #get} and {@link #accumulate} no longer find it. */
   void release(WindowEntries w) {
     byStart.remove(w.start);
-    if (last == w) {
-      last = null; // a window in its grace period took the last event
-    }
   }
 
   /** Returns the number of slices {@link #get} finds: the open ones and the retired ones. */

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.lowwater.ManualClock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -95,23 +94,6 @@ class HoppingWindowsEarlyAndLateTest {
             "10 a=9223372036854775806 ON_TIME#0!");
   }
 
-  /** Lists values; its {@code add} refuses a third value, whatever the value. */
-  private static final Aggregator<Long, List<Long>, List<Long>> AT_MOST_TWO =
-      Aggregators.of(
-          ArrayList::new,
-          (list, v) -> {
-            if (list.size() == 2) {
-              throw new IllegalStateException("full: " + list);
-            }
-            list.add(v);
-            return list;
-          },
-          (left, right) -> {
-            left.addAll(right);
-            return left;
-          },
-          List::copyOf);
-
   /**
    * An object aggregator: the event's new accumulators are copies, made before any is kept, so that
    * an {@code add} that throws in one window leaves the others as they were, and a row keeps the
@@ -120,7 +102,7 @@ class HoppingWindowsEarlyAndLateTest {
   @Test
   void anAggregatorThatThrowsInOneWindowChangesNoWindowOfTheEventAndRowsKeepTheirValues() {
     HoppingWindows<String, Long, List<Long>> w =
-        HoppingWindows.builder(SIZE, ADVANCE, AT_MOST_TWO)
+        HoppingWindows.builder(SIZE, ADVANCE, PanedStoreTest.PICKY)
             .allowedLateness(Duration.ofMillis(1_000))
             .earlyResults(Duration.ofMillis(10))
             .clock(new ManualClock())

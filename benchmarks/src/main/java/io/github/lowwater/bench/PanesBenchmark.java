@@ -4,6 +4,9 @@ import io.github.lowwater.CachedClock;
 import io.github.lowwater.Clock;
 import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.window.Aggregators;
+import io.github.lowwater.window.EventTimeOptions;
+import io.github.lowwater.window.EventTimeWindows;
+import io.github.lowwater.window.HoppingWindows;
 import io.github.lowwater.window.ResultVisitor;
 import io.github.lowwater.window.Timing;
 import io.github.lowwater.window.TumblingWindows;
@@ -25,8 +28,11 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * The cost of panes (issue 18) on one-minute tumbling windows, the feed of {@link WindowsBenchmark}
- * drained once per poll through a visitor that takes the pane ({@code visitLongPane}):
+ * The cost of panes (issue 18) on one-minute windows, tumbling, or hopping every 5 s as in {@link
+ * WindowKindsBenchmark} ({@code kind=hopping}: 12 windows per event, which panes keep whole, one
+ * fold per window, where {@code none} folds once into a 5 s slice), the feed of {@link
+ * WindowsBenchmark} drained once per poll through a visitor that takes the pane ({@code
+ * visitLongPane}):
  *
  * <ul>
  *   <li>{@code panes=none}: no early results, no grace period (today's path, the baseline);
@@ -72,19 +78,35 @@ public class PanesBenchmark {
     @Param({"none", "early10s", "early1s", "grace30s", "early10sGrace30s"})
     String panes;
 
+    @Param({"tumbling", "hopping"})
+    String kind;
+
     CachedClock clock;
-    TumblingWindows<String, Long, Long> windows;
+    EventTimeWindows<String, Long, Long> windows;
     WatermarkTracker.Source[] handles;
     Counting visitor;
 
     @Setup(Level.Trial)
     public void setUp(FeedInput input, Blackhole bh) {
       clock = new CachedClock(Clock.system());
-      TumblingWindows.Builder<Long, Long> b =
-          TumblingWindows.builder(SIZE, Aggregators.sumLong())
-              .allowedLateness(Duration.ofMillis(Feed.ALLOWED_LATENESS_MILLIS))
-              .idleTimeout(WatermarkBenchmark.IDLE_TIMEOUT)
-              .clock(clock);
+      windows =
+          kind.equals("hopping")
+              ? configure(
+                      HoppingWindows.builder(SIZE, Duration.ofSeconds(5), Aggregators.sumLong()))
+                  .build()
+              : configure(TumblingWindows.builder(SIZE, Aggregators.sumLong())).build();
+      handles = new WatermarkTracker.Source[input.sources];
+      for (int p = 0; p < input.sources; p++) {
+        handles[p] = windows.source(input.sourceKeys[p]);
+      }
+      visitor = new Counting(bh);
+    }
+
+    /** The variant's options on a builder of either kind. */
+    private <B extends EventTimeOptions<B>> B configure(B b) {
+      b.allowedLateness(Duration.ofMillis(Feed.ALLOWED_LATENESS_MILLIS))
+          .idleTimeout(WatermarkBenchmark.IDLE_TIMEOUT)
+          .clock(clock);
       if (panes.startsWith("early10s")) {
         b.earlyResults(Duration.ofSeconds(10));
       } else if (panes.equals("early1s")) {
@@ -93,12 +115,7 @@ public class PanesBenchmark {
       if (panes.endsWith("race30s")) {
         b.grace(Duration.ofSeconds(30));
       }
-      windows = b.build();
-      handles = new WatermarkTracker.Source[input.sources];
-      for (int p = 0; p < input.sources; p++) {
-        handles[p] = windows.source(input.sourceKeys[p]);
-      }
-      visitor = new Counting(bh);
+      return b;
     }
   }
 
