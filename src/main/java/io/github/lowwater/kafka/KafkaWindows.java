@@ -827,6 +827,8 @@ public final class KafkaWindows<K, V, R> {
      * Aggregator#merge} when it is returned. The committed offset never passes the oldest record of
      * a pane not yet freed, and a re-read skips as redelivered exactly the records whose windows
      * were all written for its partition; its windows that were written are never returned again.
+     * With {@code earlyResults} or {@code grace}, each window is kept whole and gives its own panes
+     * (semantics rule 55): a record updates each of its windows that has not retired.
      *
      * @param advance how far apart windows start, at least one millisecond and at most the size
      * @return this builder

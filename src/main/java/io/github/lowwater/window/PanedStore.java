@@ -54,6 +54,7 @@ final class PanedStore<K, R> {
 
   // The windows of the event being folded in, for a fold into several.
   private WindowEntries[] targets = new WindowEntries[4];
+  private int[] found = new int[4];
   private long[] nextLongs = new long[4];
   private Object[] nextObjects = new Object[4];
 
@@ -164,6 +165,7 @@ final class PanedStore<K, R> {
       long firstStart, long firstEnd, long step, int count, int id, Object value) {
     if (targets.length < count) {
       targets = new WindowEntries[count];
+      found = new int[count];
       nextLongs = new long[count];
       nextObjects = new Object[count];
     }
@@ -171,12 +173,16 @@ final class PanedStore<K, R> {
       for (int i = 0; i < count; i++) {
         WindowEntries w = byStart.get(firstStart + i * step);
         targets[i] = w;
-        boolean held = w != null && w.contains(id);
+        int at = w == null ? -1 : w.find(id);
+        found[i] = at;
         if (longFold != null) {
-          nextLongs[i] = longFold.fold(held ? w.longOf(id) : longFold.initial(), value);
+          nextLongs[i] = longFold.fold(at >= 0 ? w.longFound(at, id) : longFold.initial(), value);
         } else {
-          Object current = held ? aggregator.merge(aggregator.create(), w.objectOf(id)) : null;
-          nextObjects[i] = aggregator.add(held ? current : aggregator.create(), value);
+          Object start =
+              at >= 0
+                  ? aggregator.merge(aggregator.create(), w.objectFound(at))
+                  : aggregator.create();
+          nextObjects[i] = aggregator.add(start, value);
         }
       }
     } catch (RuntimeException e) {
@@ -190,11 +196,12 @@ final class PanedStore<K, R> {
         w = pool.open(firstStart + i * step, firstEnd + i * step, expectedKeys);
         opened(w);
         targets[i] = w;
+        found[i] = w.find(id); // empty: where the key goes
       }
       boolean newKey =
           longFold != null
-              ? w.putLong(id, nextLongs[i], keys.idBound())
-              : w.putObject(id, nextObjects[i]);
+              ? w.putLongFound(found[i], id, nextLongs[i], keys.idBound())
+              : w.putObjectFound(found[i], id, nextObjects[i]);
       nextObjects[i] = null;
       if (newKey) {
         counters.entryOpened();

@@ -294,43 +294,51 @@ final class WindowEntries {
     return longFold != null ? fold(id, value, longFold, idBound) : fold(id, value, aggregator);
   }
 
-  /** Returns whether the window holds key {@code id}. */
-  boolean contains(int id) {
-    return dense ? ids.contains(id) : index.positionOf(id) >= 0;
+  // A fold into several windows at once, in two halves: find and compute, then put.
+
+  /**
+   * Finds key {@code id}: a number {@code >= 0} if the window holds it, negative if not, to pass to
+   * the {@code *Found} methods below before the window changes.
+   */
+  int find(int id) {
+    if (dense) {
+      return ids.contains(id) ? id : -1;
+    }
+    return index.positionOf(id);
   }
 
-  /** Returns the {@code long} accumulator of key {@code id}, which the window holds. */
-  long longOf(int id) {
-    return dense ? longsById[id] : longs[index.positionOf(id)];
+  /** Returns the {@code long} accumulator of key {@code id}, which {@link #find} found. */
+  long longFound(int found, int id) {
+    return dense ? longsById[id] : longs[found];
   }
 
-  /** Returns the accumulator object of key {@code id}, which the window holds. */
-  Object objectOf(int id) {
-    return objects[index.positionOf(id)];
+  /** Returns the accumulator object of a key that {@link #find} found. */
+  Object objectFound(int found) {
+    return objects[found];
   }
 
   /**
-   * Sets the {@code long} accumulator of key {@code id} to {@code accumulator}, a value computed
-   * from {@link #longOf} (or from the initial one, for a key the window does not hold) by a fold
-   * that cannot fail any more: the second half of a fold into several windows at once.
+   * Sets the {@code long} accumulator of key {@code id} to {@code accumulator}, computed from
+   * {@link #longFound} (or from the initial one, for a key not found) by a fold that cannot fail
+   * any more: the second half of a fold into several windows.
    *
+   * @param found what {@link #find} returned, with no change to the window since
    * @return whether the key is new in this window
    */
-  boolean putLong(int id, long accumulator, int idBound) {
-    if (dense) {
-      if (ids.contains(id)) {
+  boolean putLongFound(int found, int id, long accumulator, int idBound) {
+    if (found >= 0) {
+      if (dense) {
         longsById[id] = accumulator;
-        return false;
+      } else {
+        longs[found] = accumulator;
       }
-      addDense(id, accumulator);
-      return true;
-    }
-    int position = index.positionOf(id);
-    if (position >= 0) {
-      longs[position] = accumulator;
       return false;
     }
-    insertLong(id, position, accumulator, idBound);
+    if (dense) {
+      addDense(id, accumulator);
+    } else {
+      insertLong(id, found, accumulator, idBound);
+    }
     return true;
   }
 
@@ -338,18 +346,18 @@ final class WindowEntries {
    * Replaces the accumulator object of key {@code id} with {@code accumulator}, a new object (a row
    * that shares the old one keeps it), or adds the key with it.
    *
+   * @param found what {@link #find} returned, with no change to the window since
    * @return whether the key is new in this window
    */
-  boolean putObject(int id, Object accumulator) {
-    int position = index.positionOf(id);
-    if (position >= 0) {
-      objects[position] = accumulator;
+  boolean putObjectFound(int found, int id, Object accumulator) {
+    if (found >= 0) {
+      objects[found] = accumulator;
       if (marks != null) {
-        marks.unshare(position);
+        marks.unshare(found);
       }
       return false;
     }
-    insertObject(id, position, accumulator);
+    insertObject(id, found, accumulator);
     return true;
   }
 
