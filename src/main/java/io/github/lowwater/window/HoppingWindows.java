@@ -24,14 +24,18 @@ import java.util.function.Consumer;
  * <p><b>With early results or a grace period</b> ({@link #builder builder}{@code
  * .earlyResults(period)}, {@code .grace(grace)}: semantics rule 55) each window is kept whole
  * instead, as a tumbling window is, so that it can give rows while it is open and after its on-time
- * row: an event folds into each of its windows that has not retired, {@code size / advance} folds
- * per event, all or none (every new accumulator is computed before any is kept; for an aggregator
- * that is not a built-in {@code long} one that is a copy of the key's accumulator per window and
- * event). Within a window the keys then come in the order of their first event in it.
+ * row: an event folds into each of its windows that has not retired, up to {@code ceil(size /
+ * advance)} folds per event, all or none (into several windows, every new accumulator is computed
+ * before any is kept; for an aggregator that is not a built-in {@code long} one that is a copy of
+ * the key's accumulator per window and event). Within a window the keys then come in the order of
+ * their first event in it. Rules 2 to 4 below then read with the grace period {@code G}: late iff
+ * the last window's {@code end + G <= watermark}, partially late if a window of the event retired
+ * ({@code end + G <= watermark}); and the rows are those of semantics rules 49 to 55.
  *
- * <p><b>Not thread-safe for writes; confine every mutating call to one thread.</b> {@code add}
- * costs what {@link TumblingWindows#add} costs; a drain costs, per window, its panes' entries. No
- * allocation at steady state with the built-in {@code long} aggregators. No threads are started.
+ * <p><b>Not thread-safe for writes; confine every mutating call to one thread.</b> Without panes
+ * {@code add} costs what {@link TumblingWindows#add} costs, and a drain, per window, its panes'
+ * entries; with panes, {@code add} costs a fold per window of the event. No allocation at steady
+ * state with the built-in {@code long} aggregators. No threads are started.
  *
  * <h2>Rules</h2>
  *
@@ -434,6 +438,13 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
    * @param <R> the result type
    */
   public static final class Builder<V, R> extends WindowOptions<V, R, Builder<V, R>> {
+    /**
+     * With early results or a grace period, the most windows an event may fall into: each one is a
+     * fold per event and a slot of the fold's scratch arrays ({@code size / advance} beyond that is
+     * refused at {@link #build()}).
+     */
+    public static final int MAX_WINDOWS_PER_EVENT = 1 << 20;
+
     private final long sizeMillis;
     private final long advanceMillis;
     private long offsetMillis;
@@ -473,10 +484,25 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
      * @param <W> the value type: the builder's, or a subtype
      * @return new windows
      * @throws IllegalArgumentException if the aggregator does not implement {@link
-     *     Aggregator#merge}
+     *     Aggregator#merge}, or, with early results or a grace period, if an event would fall into
+     *     more than {@link #MAX_WINDOWS_PER_EVENT} windows ({@code ceil(size / advance)})
      */
     public <K, W extends V> HoppingWindows<K, W, R> build() {
       requireMerging("hopping windows");
+      long windowsPerEvent =
+          (sizeMillis + advanceMillis - 1) / advanceMillis; // no overflow: <= size
+      if (paned() && windowsPerEvent > MAX_WINDOWS_PER_EVENT) {
+        throw new IllegalArgumentException(
+            "with early results or a grace period an event folds into each of its windows, at most "
+                + MAX_WINDOWS_PER_EVENT
+                + ": size / advance is "
+                + windowsPerEvent
+                + " (size "
+                + Duration.ofMillis(sizeMillis)
+                + ", advance "
+                + Duration.ofMillis(advanceMillis)
+                + "); use a longer advance");
+      }
       return new HoppingWindows<K, W, R>(this);
     }
   }

@@ -9,11 +9,11 @@ import java.util.function.Consumer;
  * The windows of a fixed-shape kind with panes (early results or a grace period, rules 50 to 53):
  * each window whole, one {@link WindowEntries} per window start, from its first event until it
  * retires. The kind says which windows an event goes into (a tumbling window: one; a hopping
- * window: the {@code size / advance} windows it falls in that have not retired); this store folds
- * the event into them, fires their early marks as the newest event time rises, gives them their
- * on-time rows when the watermark reaches their end, keeps them through their grace period, where
- * each event gives a late update's row, and retires them. Every row goes into one {@link PaneLog},
- * in the order it was produced, for the drain.
+ * window: the windows it falls in that have not retired, up to {@code ceil(size / advance)}); this
+ * store folds the event into them, fires their early marks as the newest event time rises, gives
+ * them their on-time rows when the watermark reaches their end, keeps them through their grace
+ * period, where each event gives a late update's row, and retires them. Every row goes into one
+ * {@link PaneLog}, in the order it was produced, for the drain.
  *
  * <p>An event goes into its windows whole or not at all: into one window by a fold that changes
  * nothing if it throws; into several by computing every new accumulator first (a {@code long} from
@@ -66,7 +66,8 @@ final class PanedStore<K, R> {
 
   private final Consumer<WindowEntries> collectDue =
       w -> {
-        if (w.nextMarkMillis <= dueBy) {
+        // NO_MARK is Long.MAX_VALUE: a window with no mark left never fires, even at N = MAX.
+        if (w.nextMarkMillis <= dueBy && w.nextMarkMillis != WindowEntries.NO_MARK) {
           if (dueCount == due.length) {
             due = Arrays.copyOf(due, dueCount * 2);
           }

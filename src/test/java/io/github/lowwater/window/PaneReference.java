@@ -28,14 +28,14 @@ import java.util.function.Function;
  * <p>The rules, as this reference applies them (s, e: the window's start and end; G: the grace):
  *
  * <ul>
- *   <li>{@link #add}: the windows of {@code t} are those with a start {@code s = k * advance} in
- *       {@code (t - size, t]} (one, {@code floorDiv(t, size) * size}, for tumbling windows). Late
- *       iff {@code e + G <= W} (saturating) for every one of them, against {@code W} before the
- *       event. If not late, the value is folded into each window with {@code e + G > W}, in
- *       ascending start (partially late if another one had retired), every fold computed before any
- *       is kept; each window with {@code e <= W} (in grace) gives the key a LATE row, never final.
- *       Then {@code N} rises (a late event raises it too) and the early firings follow; then the
- *       tracker observes the event; then windows close by the new {@code W}.
+ *   <li>{@link #add}: the windows of {@code t} are those with a start {@code s = k * advance +
+ *       offset} in {@code (t - size, t]} (one, {@code floorDiv(t, size) * size}, for tumbling
+ *       windows). Late iff {@code e + G <= W} (saturating) for every one of them, against {@code W}
+ *       before the event. If not late, the value is folded into each window with {@code e + G > W},
+ *       in ascending start (partially late if another one had retired), every fold computed before
+ *       any is kept; each window with {@code e <= W} (in grace) gives the key a LATE row, never
+ *       final. Then {@code N} rises (a late event raises it too) and the early firings follow; then
+ *       the tracker observes the event; then windows close by the new {@code W}.
  *   <li>A rise of {@code N} from {@code N0} to {@code N1} fires, once, every window not yet on time
  *       with a mark {@code m = s + k * delta}, {@code k >= 1}, {@code m < e}, {@code N0 < m <= N1};
  *       windows in ascending start, keys in first-event order, a key only if it has no row yet or
@@ -65,14 +65,21 @@ final class PaneReference<R> {
    * @param sizeMillis the window size, {@code >= 1}
    * @param advanceMillis how far apart windows start, {@code 1 <= advance <= size}; {@code size}
    *     for tumbling windows
+   * @param offsetMillis hopping windows start at {@code k * advance + offset}; 0 for tumbling
    * @param earlyDeltaMillis the early delta, {@code >= 1}, or {@link #EARLY_OFF}
    * @param graceMillis the grace period, {@code >= 0}
    */
-  record Shape(long sizeMillis, long advanceMillis, long earlyDeltaMillis, long graceMillis) {
+  record Shape(
+      long sizeMillis,
+      long advanceMillis,
+      long offsetMillis,
+      long earlyDeltaMillis,
+      long graceMillis) {
     Shape {
       if (sizeMillis < 1
           || advanceMillis < 1
           || advanceMillis > sizeMillis
+          || (advanceMillis == sizeMillis && offsetMillis != 0)
           || earlyDeltaMillis < 0
           || graceMillis < 0) {
         throw new IllegalArgumentException(
@@ -89,7 +96,7 @@ final class PaneReference<R> {
 
     /** Tumbling windows: the advance is the size. */
     Shape(long sizeMillis, long earlyDeltaMillis, long graceMillis) {
-      this(sizeMillis, sizeMillis, earlyDeltaMillis, graceMillis);
+      this(sizeMillis, sizeMillis, 0, earlyDeltaMillis, graceMillis);
     }
   }
 
@@ -441,7 +448,7 @@ final class PaneReference<R> {
   /**
    * The starts of the windows of {@code t}, ascending: for tumbling windows {@code floorDiv(t,
    * size) * size}, computed as {@code t - floorMod(t, size)}, saturating; for hopping windows every
-   * multiple of the advance in {@code (t - size, t]}, found by walking down from {@code t}.
+   * {@code k * advance + offset} in {@code (t - size, t]}, found by walking down from {@code t}.
    */
   private List<Long> startsOf(long t) {
     if (shape.advanceMillis() == shape.sizeMillis()) {
@@ -453,7 +460,7 @@ final class PaneReference<R> {
     }
     List<Long> starts = new ArrayList<>();
     for (long s = t; s > t - shape.sizeMillis(); s--) {
-      if (Math.floorMod(s, shape.advanceMillis()) == 0) {
+      if (Math.floorMod(s - shape.offsetMillis(), shape.advanceMillis()) == 0) {
         starts.add(0, s);
       }
     }

@@ -140,4 +140,60 @@ class PanedStoreTest {
         .containsExactly("100 a=2 ON_TIME#1", "100 a=3 LATE#2")
         .noneMatch(r -> r.startsWith("0 "));
   }
+
+  /**
+   * "No mark left" is {@code Long.MAX_VALUE}: a newest event time that reaches it fires no window
+   * whose marks were all used up (found by review), of either kind.
+   */
+  @Test
+  void aNewestEventTimeAtTheLongBoundFiresNoWindowWhoseMarksAreUsedUp() {
+    HoppingWindows<String, Long, Long> hopping =
+        HoppingWindows.builder(Duration.ofMillis(30), Duration.ofMillis(10), Aggregators.sumLong())
+            .allowedLateness(Duration.ofMillis(1_000))
+            .earlyResults(Duration.ofMillis(10))
+            .clock(new ManualClock())
+            .build();
+    hopping.add(
+        "s", 25, "a", 1L); // [0, 30) fires at its marks 10 and 20 (none left), [10, 40) at 20
+    assertThat(rows(hopping)).containsExactly("0 a=1 EARLY#0", "10 a=1 EARLY#0");
+    hopping.add("s", 26, "a", 1L);
+    hopping.observe("s", Long.MAX_VALUE); // [10, 40) and [20, 50) still have the mark 30 or 40
+    assertThat(rows(hopping))
+        .containsExactly(
+            "10 a=2 EARLY#1",
+            "20 a=2 EARLY#0",
+            "0 a=2 ON_TIME#1!",
+            "10 a=2 ON_TIME#2!",
+            "20 a=2 ON_TIME#1!");
+    TumblingWindows<String, Long, Long> tumbling =
+        TumblingWindows.builder(SIZE, Aggregators.sumLong())
+            .allowedLateness(Duration.ofMillis(1_000))
+            .earlyResults(Duration.ofMillis(10))
+            .clock(new ManualClock())
+            .build();
+    tumbling.add("s", 95, "a", 1L); // [0, 100)'s last mark, 90
+    tumbling.add("s", 96, "a", 1L);
+    tumbling.observe("s", Long.MAX_VALUE);
+    assertThat(rows(tumbling)).containsExactly("0 a=1 EARLY#0", "0 a=2 ON_TIME#1!");
+  }
+
+  @Test
+  void tooManyWindowsPerEventAreRefusedWithPanes() {
+    HoppingWindows.Builder<Long, Long> tooMany =
+        HoppingWindows.builder(Duration.ofDays(100), Duration.ofMillis(1), Aggregators.sumLong())
+            .grace(Duration.ofMillis(1));
+    assertThatThrownBy(tooMany::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at most 1048576")
+        .hasMessageContaining("size / advance is 8640000000")
+        .hasMessageContaining("PT2400H");
+    HoppingWindows.builder(Duration.ofDays(100), Duration.ofMillis(1), Aggregators.sumLong())
+        .build(); // without panes, slices: any ratio
+    HoppingWindows.builder(
+            Duration.ofMillis(HoppingWindows.Builder.MAX_WINDOWS_PER_EVENT),
+            Duration.ofMillis(1),
+            Aggregators.sumLong())
+        .grace(Duration.ofMillis(1))
+        .build(); // exactly the most
+  }
 }

@@ -80,7 +80,8 @@ class PanesModelTest {
       long earlyMillis,
       long graceMillis,
       boolean graceSet,
-      long base) {
+      long base,
+      long offsetMillis) {
 
     static Options random(Random random) {
       Kind kind = Kind.values()[random.nextInt(Kind.values().length)];
@@ -92,7 +93,8 @@ class PanesModelTest {
       boolean graceSet = random.nextBoolean();
       long grace = graceSet && random.nextBoolean() ? random.nextInt(61) : 0;
       long base = new long[] {0, -1_000, 1_000_000, -7}[random.nextInt(4)];
-      return new Options(kind, sources, size, size, lateness, idle, early, grace, graceSet, base);
+      return new Options(
+          kind, sources, size, size, lateness, idle, early, grace, graceSet, base, 0);
     }
 
     /**
@@ -117,7 +119,8 @@ class PanesModelTest {
           o.earlyMillis,
           o.graceMillis,
           o.graceSet,
-          o.base);
+          o.base,
+          random.nextInt(101) - 50);
     }
 
     Options withGrace(long grace) {
@@ -131,7 +134,8 @@ class PanesModelTest {
           earlyMillis,
           grace,
           true,
-          base);
+          base,
+          offsetMillis);
     }
 
     boolean hopping() {
@@ -139,7 +143,8 @@ class PanesModelTest {
     }
 
     PaneReference.Shape shape() {
-      return new PaneReference.Shape(sizeMillis, advanceMillis, earlyMillis, graceMillis);
+      return new PaneReference.Shape(
+          sizeMillis, advanceMillis, offsetMillis, earlyMillis, graceMillis);
     }
 
     /**
@@ -230,8 +235,14 @@ class PanesModelTest {
         int throwAt = throwing ? random.nextInt(6) : Drain.NEVER;
         call = new Drain(!throwing && random.nextBoolean(), throwAt);
       } else {
-        // 0, and values that cancel: sums that a firing finds unchanged
-        call = new Add(source, t, "k" + random.nextInt(keys), random.nextInt(13) - 3);
+        // 0, and values that cancel: sums that a firing finds unchanged; for hopping sums, now
+        // and then a third of Long.MAX_VALUE, which overflows some windows of an event and not
+        // others: the fold into several windows must then change none
+        long value =
+            o.hopping() && o.kind() == Kind.SUM && random.nextInt(6) == 0
+                ? Long.MAX_VALUE / 3
+                : random.nextInt(13) - 3;
+        call = new Add(source, t, "k" + random.nextInt(keys), value);
       }
       steps.add(new Step(tick, call));
     }
@@ -249,6 +260,7 @@ class PanesModelTest {
     long lateUpdates;
     long late;
     long partiallyLate;
+    long overflows;
     long polls;
     long visitorDrains;
     long thrown;
@@ -301,6 +313,9 @@ class PanesModelTest {
     assertThat(coverage.unchangedSkips).as("keys a firing skipped").isGreaterThan(traces / 10);
     assertThat(coverage.lateUpdates).as("late updates").isGreaterThan(traces / 4);
     assertThat(coverage.partiallyLate).as("partially late events").isGreaterThan(traces / 4);
+    assertThat(coverage.overflows)
+        .as("adds that overflowed, changing nothing")
+        .isGreaterThan(traces / 20);
     assertThat(coverage.late).as("late events").isGreaterThan(traces / 4);
     assertThat(coverage.visitorDrains).as("drains through a visitor").isGreaterThan(traces);
   }
@@ -308,7 +323,7 @@ class PanesModelTest {
   /** The failure of a visitor reaches the caller of {@code drainFinalized} as it was thrown. */
   @Test
   void aVisitorsExceptionPropagatesOutOfTheDrainAndLeavesItsRowQueued() {
-    Options o = new Options(Kind.SUM, 1, 10, 10, 0, 1_000, 3, 5, true, 0);
+    Options o = new Options(Kind.SUM, 1, 10, 10, 0, 1_000, 3, 5, true, 0, 0);
     EventTimeWindows<String, Long, Long> windows =
         windows(o, new ManualClock(), Aggregators.sumLong());
     windows.add("s", 4, "a", 1L); // N = 4 passes the mark 3: one early row
@@ -397,9 +412,10 @@ class PanesModelTest {
     if (o.hopping()) {
       return configure(
               HoppingWindows.<Long, R>builder(
-                  Duration.ofMillis(o.sizeMillis()),
-                  Duration.ofMillis(o.advanceMillis()),
-                  aggregator),
+                      Duration.ofMillis(o.sizeMillis()),
+                      Duration.ofMillis(o.advanceMillis()),
+                      aggregator)
+                  .offset(Duration.ofMillis(o.offsetMillis())),
               o,
               clock)
           .build();
@@ -455,7 +471,18 @@ class PanesModelTest {
       clock.advanceMillis(step.tickMillis());
       Call call = step.call();
       if (call instanceof Add a) {
-        boolean expected = ref.add(a.source(), a.t(), a.key(), a.value());
+        boolean expected;
+        try {
+          expected = ref.add(a.source(), a.t(), a.key(), a.value());
+        } catch (ArithmeticException overflow) {
+          assertThatThrownBy(() -> windows.add(a.source(), a.t(), a.key(), a.value()))
+              .as(what)
+              .isInstanceOf(ArithmeticException.class);
+          coverage.overflows++;
+          expected = false;
+          compareStats(windows, ref, what);
+          continue;
+        }
         assertThat(windows.add(a.source(), a.t(), a.key(), a.value())).as(what).isEqualTo(expected);
       } else if (call instanceof Observe ob) {
         ref.observe(ob.source(), ob.t());
