@@ -87,6 +87,8 @@ final class PaneReference<R> {
                 + sizeMillis
                 + ", advance "
                 + advanceMillis
+                + ", offset "
+                + offsetMillis
                 + ", early "
                 + earlyDeltaMillis
                 + ", grace "

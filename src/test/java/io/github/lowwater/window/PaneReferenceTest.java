@@ -1,6 +1,7 @@
 package io.github.lowwater.window;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import io.github.lowwater.ManualClock;
@@ -14,11 +15,11 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link PaneReference}, the naive reference of the panes of {@link TumblingWindows}, pinned to the
- * rules of issue 18, step 2 by hand-built traces whose every row is worked out in the comment above
- * it, and, with early results and grace off, to today's {@link TumblingWindows} over random traces.
- * A reference that is wrong would make {@code PanesModelTest} fail the right windows, so it is
- * tested first.
+ * {@link PaneReference}, the naive reference of the panes of {@link TumblingWindows} and {@link
+ * HoppingWindows}, pinned to the rules of issue 18 (semantics rules 50 to 55) by hand-built traces
+ * whose every row is worked out in the comment above it, and, with early results and grace off, to
+ * today's {@link TumblingWindows} over random traces. A reference that is wrong would make {@code
+ * PanesModelTest} fail the right windows, so it is tested first.
  */
 class PaneReferenceTest {
 
@@ -409,5 +410,53 @@ class PaneReferenceTest {
     assertThat(windows.stats().late()).isEqualTo(ref.late());
     assertThat(windows.stats().accepted()).isEqualTo(ref.accepted());
     return ref.late();
+  }
+
+  /**
+   * Hopping windows of 30 ms every 10 ms from the offset 5, a grace of 15 ms, lateness 0: each of
+   * an event's three windows takes it unless it retired, each in its grace period gives its own
+   * LATE row, and an event whose every window retired is late.
+   */
+  @Test
+  void hoppingWindowsOnTheOffsetGridEachTakeTheEventAndGiveTheirOwnRows() {
+    PaneReference<Long> ref =
+        PaneReference.sum(new PaneReference.Shape(30, 10, 5, 0, 15), tracker(0));
+    ref.add(S, 12, "a", 1); // into [-15,15), [-5,25), [5,35); W = 12
+    assertThat(rows(ref)).isEmpty();
+    ref.add(S, 26, "a", 2); // into [5,35), [15,45), [25,55); W = 26: the first two on time
+    assertThat(rows(ref)).containsExactly("ON_TIME [-15,15) a=1 #0", "ON_TIME [-5,25) a=1 #0");
+    // [-25,5) retired (5 + 15 <= 26), so the event is partially late; the other two in grace.
+    assertThat(ref.add(S, 0, "a", 4)).isTrue();
+    assertThat(rows(ref, 2)).containsExactly("LATE [-15,15) a=5 #1", "LATE [-5,25) a=5 #1");
+    assertThat(ref.add(S, -20, "a", 1)).isFalse(); // its windows end by 5: all retired
+    ref.finish();
+    assertThat(rows(ref, 4))
+        .containsExactly(
+            "ON_TIME [5,35) a=3 #0 final",
+            "ON_TIME [15,45) a=2 #0 final",
+            "ON_TIME [25,55) a=2 #0 final");
+    assertThat(ref.partiallyLate()).isEqualTo(1);
+    assertThat(ref.late()).isEqualTo(1);
+    assertThat(ref.lateUpdates()).isEqualTo(2);
+    assertThat(ref.retiredWindows()).isEqualTo(5);
+  }
+
+  /** A fold that overflows in one window of an event changes none of its windows. */
+  @Test
+  void aHoppingFoldThatOverflowsInOneWindowChangesNone() {
+    PaneReference<Long> ref =
+        PaneReference.sum(new PaneReference.Shape(20, 10, 0, 0, 5), tracker(1_000));
+    ref.add(S, 15, "a", Long.MAX_VALUE - 1); // into [0,20), [10,30)
+    ref.add(S, 5, "b", 1); // into [-10,10), [0,20)
+    // Into [-10,10), where a is new, and [0,20), where it overflows.
+    assertThatThrownBy(() -> ref.add(S, 5, "a", 5)).isInstanceOf(ArithmeticException.class);
+    assertThat(ref.accepted()).isEqualTo(2);
+    ref.finish();
+    assertThat(rows(ref))
+        .containsExactly(
+            "ON_TIME [-10,10) b=1 #0 final",
+            "ON_TIME [0,20) a=9223372036854775806 #0 final",
+            "ON_TIME [0,20) b=1 #0 final",
+            "ON_TIME [10,30) a=9223372036854775806 #0 final");
   }
 }
