@@ -49,9 +49,12 @@ final class PerPartitionScope<K, V, R> extends WindowScope<K, V, R> {
       p.windows.seedWatermark(checkpoint.watermarkMillis());
     }
     // Early results fire when the partition's frontier reaches a mark: from where it stood. For
-    // tumbling windows this changes no row (the record at the frontier is in a retired window, so
-    // every window still open starts after it: HandOverModelTest passes without it); it is what
-    // keeps the marks of overlapping windows, which can hold the frontier, where they were.
+    // tumbling and hopping windows this changes no row: the records below the committed offset are
+    // all in retired windows, and every window not retired starts after each of them (a hopping
+    // window that does not hold a record and ends after that record's last window starts after
+    // it), so no mark it could still fire lies at or below their frontier. HandOverModelTest and
+    // the replay tests pass without it. It stays as the rule's statement, for kinds whose windows
+    // are not bounded so (sessions, next).
     p.windows.restoreNewestEventTime(checkpoint.frontierMillis());
   }
 

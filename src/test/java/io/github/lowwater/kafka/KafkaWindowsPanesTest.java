@@ -123,14 +123,27 @@ class KafkaWindowsPanesTest {
    */
   @Test
   void aSecondOwnerFromTheLastCommitContinuesTheFirstOwnersRowSequenceExactly() {
-    java.util.Random random = new java.util.Random(18);
-    int traces = io.github.lowwater.testing.Trials.of(1_000);
+    replay(new java.util.Random(18), io.github.lowwater.testing.Trials.of(1_000), false);
+  }
+
+  /**
+   * The same for hopping windows of five minutes every one or two (semantics rule 55): each record
+   * falls into several windows, whose early marks the second owner fires where the first did from
+   * the frontier restored as of the committed offset.
+   */
+  @Test
+  void aSecondOwnerOfHoppingWindowsFromTheLastCommitContinuesTheFirstOwnersRowSequenceExactly() {
+    replay(new java.util.Random(55), io.github.lowwater.testing.Trials.of(600), true);
+  }
+
+  private void replay(java.util.Random random, int traces, boolean hopping) {
     int rewritten = 0;
     for (int trace = 0; trace < traces; trace++) {
       group.clear();
       Duration early = Duration.ofSeconds(10 + random.nextInt(120));
       Duration grace = Duration.ofSeconds(random.nextInt(240));
       Duration lateness = Duration.ofSeconds(random.nextInt(3) * 60);
+      Duration advance = hopping ? Duration.ofMinutes(1 + random.nextInt(2)) : null;
       List<ConsumerRecord<String, String>> log = new ArrayList<>();
       double minute = 0;
       for (int offset = 0; offset < 10 + random.nextInt(40); offset++) {
@@ -138,16 +151,26 @@ class KafkaWindowsPanesTest {
         double t = random.nextInt(3) == 0 ? minute - random.nextDouble() * 6 : minute;
         log.add(record(P0, offset, t, "k" + random.nextInt(3)));
       }
-      String where = "trace " + trace + " early " + early + " grace " + grace + " " + lateness;
+      String where =
+          "trace "
+              + trace
+              + " early "
+              + early
+              + " grace "
+              + grace
+              + " "
+              + lateness
+              + " advance "
+              + advance;
 
       List<String> one = new ArrayList<>();
-      KafkaWindows<String, Long, Long> reference = replayOwner(early, grace, lateness);
+      KafkaWindows<String, Long, Long> reference = replayOwner(early, grace, lateness, advance);
       KafkaWindowsTest.feed(reference, log);
       reference.finishAll();
       one.addAll(paneRows(reference));
 
       List<String> written = new ArrayList<>();
-      KafkaWindows<String, Long, Long> first = replayOwner(early, grace, lateness);
+      KafkaWindows<String, Long, Long> first = replayOwner(early, grace, lateness, advance);
       int crashAt = random.nextInt(log.size() + 1);
       for (int offset = 0; offset < crashAt; offset++) {
         KafkaWindowsTest.feed(first, log.subList(offset, offset + 1));
@@ -159,7 +182,7 @@ class KafkaWindowsPanesTest {
         }
       }
       long from = group.containsKey(P0) ? group.get(P0).offset() : 0;
-      KafkaWindows<String, Long, Long> second = replayOwner(early, grace, lateness);
+      KafkaWindows<String, Long, Long> second = replayOwner(early, grace, lateness, advance);
       KafkaWindowsTest.feed(second, log.subList((int) from, log.size()));
       second.finishAll();
       java.util.Map<String, String> byPane = new java.util.HashMap<>();
@@ -181,18 +204,23 @@ class KafkaWindowsPanesTest {
     assertThat(rewritten).as("second owners rewrote rows of the first").isPositive();
   }
 
-  KafkaWindows<String, Long, Long> replayOwner(Duration early, Duration grace, Duration lateness) {
+  /** An owner of P0 from the group's commit; hopping windows if {@code advance} is not null. */
+  KafkaWindows<String, Long, Long> replayOwner(
+      Duration early, Duration grace, Duration lateness, Duration advance) {
     MockConsumer<String, String> consumer = KafkaWindowsTest.assigned(P0);
     consumer.commitSync(group);
-    KafkaWindows<String, Long, Long> w =
+    KafkaWindows.Builder<Object, Long> b =
         KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.count())
             .allowedLateness(lateness)
             .earlyResults(early)
             .grace(grace)
             .clock(dayAhead) // no seed is clamped
             .quietAdvanceAfter(Duration.ofDays(365)) // and no quiet period advances
-            .consumer(consumer)
-            .build();
+            .consumer(consumer);
+    if (advance != null) {
+      b.hopping(advance);
+    }
+    KafkaWindows<String, Long, Long> w = b.<String, Long>build();
     w.rebalanceListener().onPartitionsAssigned(List.of(P0));
     return w;
   }
