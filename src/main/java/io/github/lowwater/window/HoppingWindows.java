@@ -1,11 +1,8 @@
 package io.github.lowwater.window;
 
-import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.Checks;
 import io.github.lowwater.internal.TimeMath;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -65,35 +62,16 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   private final HoppingAssigner shape;
 
-  /** The panes: open ones, and retired ones that finalized windows still combine. */
-  private final SliceStore panes;
-
-  /** The pool of emptied panes and windows, and the visit. */
+  /** The pool of emptied panes and windows. */
   private final WindowQueue<K, R> pool;
 
-  /** Retired panes, oldest first, released once the windows holding them are drained. */
-  private final ArrayDeque<WindowEntries> retired = new ArrayDeque<>();
-
-  /**
-   * Finalized windows, in ascending start order: each combined when drained, or earlier when a
-   * partially late event is about to change one of its panes.
-   */
-  private final ArrayDeque<WindowEntries> finalized = new ArrayDeque<>();
-
-  /** The start of the first window not finalized yet. */
-  private long nextStart = Long.MIN_VALUE;
-
-  private int[] idsByPosition = new int[16];
-  private WindowEntries[] gathered = new WindowEntries[16];
-  private int expectedKeysPerWindow;
+  /** Without panes: the slices, and the windows combined from them; null with panes. */
+  private final HoppingSlices<K, R> slices;
 
   private long[] sweepMarks;
   private final Consumer<WindowEntries> markIds = w -> w.markIds(sweepMarks);
 
-  /**
-   * With panes (early results or a grace period): the windows, each whole, and their rows; null
-   * without. The slices above then stay empty.
-   */
+  /** With panes (early results or a grace period): the windows, each whole; null without. */
   private final PanedStore<K, R> whole;
 
   private HoppingWindows(Builder<? super V, R> builder) {
@@ -104,13 +82,7 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     this.pool = new WindowQueue<>(keys, aggregator, longFold != null, paned, counters);
     this.whole =
         paned ? new PanedStore<>(keys, pool, counters, aggregator, earlyMillis, graceMillis) : null;
-    this.panes =
-        new SliceStore(
-            new TumblingAssigner(shape.paneMillis(), shape.paneOffsetMillis()),
-            keys,
-            pool,
-            counters,
-            aggregator);
+    this.slices = paned ? null : new HoppingSlices<>(shape, keys, pool, counters, aggregator);
   }
 
   /**
@@ -185,14 +157,7 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
       accumulateWhole(eventTimeMillis, key, value, watermark);
       return;
     }
-    boolean partiallyLate = shape.firstEnd(eventTimeMillis) <= watermark;
-    if (partiallyLate) {
-      combineFinalizedHolding(eventTimeMillis); // they must not see this event
-    }
-    panes.accumulate(eventTimeMillis, key, value);
-    if (partiallyLate) {
-      counters.partiallyLate();
-    }
+    slices.accumulate(eventTimeMillis, key, value, watermark);
   }
 
   /**
@@ -227,149 +192,31 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     whole.newestRose(newest, writtenThroughMillis); // called only with early results
   }
 
-  /** Combines now every finalized window that holds {@code eventTimeMillis}, newest first. */
-  private void combineFinalizedHolding(long eventTimeMillis) {
-    long firstStart = shape.firstStart(eventTimeMillis);
-    var it = finalized.descendingIterator();
-    while (it.hasNext()) {
-      WindowEntries w = it.next();
-      if (w.start < firstStart) {
-        break;
-      }
-      combine(w);
-    }
-  }
-
   @Override
   void closeReady(long watermark) {
     if (whole != null) {
       whole.close(watermark, writtenThroughMillis);
       return;
     }
-    if (writtenThroughMillis != WatermarkTracker.NO_WATERMARK) {
-      nextStart = Math.max(nextStart, shape.firstStart(writtenThroughMillis)); // markWritten
-    }
-    WindowEntries oldest;
-    while ((oldest = panes.oldest()) != null) {
-      long start = Math.max(nextStart, shape.firstStart(oldest.start));
-      long end = start + shape.sizeMillis();
-      if (end > watermark) {
-        break;
-      }
-      WindowEntries w = pool.open(start, end, expectedKeysPerWindow);
-      w.combined = false;
-      finalized.add(w);
-      counters.windowFinalized();
-      nextStart =
-          start > Long.MAX_VALUE - shape.advanceMillis()
-              ? Long.MAX_VALUE
-              : start + shape.advanceMillis();
-      while ((oldest = panes.oldest()) != null && shape.lastStart(oldest.start) <= start) {
-        retired.add(panes.retireOldest());
-      }
-    }
-    nextStart = Math.max(nextStart, shape.firstStart(watermark)); // the first left open
-  }
-
-  /** Fills a finalized window with its panes' combination, once; unchanged if a merge throws. */
-  private void combine(WindowEntries w) {
-    if (w.combined) {
-      return;
-    }
-    w.reset(w.start, w.end, expectedKeysPerWindow, keys.idBound());
-    try {
-      int count = gatherPanes(w.start);
-      for (int i = 0; i < count; i++) {
-        WindowEntries pane = gathered[i];
-        if (idsByPosition.length < pane.size()) {
-          idsByPosition = new int[Math.max(pane.size(), idsByPosition.length * 2)];
-        }
-        w.mergeAll(pane, idsByPosition, longFold, objectAggregator(), keys.idBound());
-      }
-    } catch (RuntimeException e) {
-      w.reset(w.start, w.end, 0, keys.idBound()); // empty again: the next drain combines anew
-      throw e;
-    } finally {
-      Arrays.fill(gathered, null);
-    }
-    w.combined = true;
-    expectedKeysPerWindow = w.size();
-  }
-
-  /**
-   * Collects the panes of the window starting at {@code start}, oldest first, into {@link
-   * #gathered}: by probing each pane start if the window has fewer panes than are held, else by
-   * filtering the held panes.
-   *
-   * @return the number of panes collected
-   */
-  private int gatherPanes(long start) {
-    long paneMillis = shape.paneMillis();
-    long panesPerWindow = shape.sizeMillis() / paneMillis;
-    int count = 0;
-    if (panesPerWindow <= panes.findable()) {
-      for (long i = 0, s = start; i < panesPerWindow; i++, s += paneMillis) {
-        WindowEntries pane = panes.get(s);
-        if (pane != null) {
-          count = gather(pane, count);
-        }
-      }
-      return count;
-    }
-    gatherFrom = start;
-    gatherTo = start + shape.sizeMillis(); // fits: the window's events do
-    gatherCount = count;
-    retired.forEach(gatherInRange);
-    panes.forEach(gatherInRange);
-    Arrays.sort(gathered, 0, gatherCount, WindowEntries.BY_START);
-    return gatherCount;
-  }
-
-  /** The window being gathered by filtering, for {@link #gatherInRange}. */
-  private long gatherFrom;
-
-  private long gatherTo;
-
-  private int gatherCount;
-
-  /** Gathers a held pane if it lies in {@code [gatherFrom, gatherTo)}; made once. */
-  private final Consumer<WindowEntries> gatherInRange =
-      pane -> {
-        if (pane.start >= gatherFrom && pane.start < gatherTo) {
-          gatherCount = gather(pane, gatherCount);
-        }
-      };
-
-  private int gather(WindowEntries pane, int count) {
-    if (count == gathered.length) {
-      gathered = Arrays.copyOf(gathered, count * 2);
-    }
-    gathered[count] = pane;
-    return count + 1;
+    slices.close(watermark, writtenThroughMillis);
   }
 
   @Override
   boolean noneReady() {
-    return whole != null ? whole.noneReady() : finalized.isEmpty();
+    return whole != null ? whole.noneReady() : slices.noneReady();
   }
 
   @Override
   int readyResults() {
-    if (whole != null) {
-      return whole.readyResults();
-    }
-    return finalized.size() * Math.max(1, expectedKeysPerWindow);
+    return whole != null ? whole.readyResults() : slices.readyResults();
   }
 
   @Override
   void visitReady(ResultVisitor<? super K, ? super R> visitor) {
     if (whole != null) {
       whole.visitReady(visitor);
-      return;
-    }
-    for (WindowEntries w : finalized) {
-      combine(w);
-      pool.visit(w, visitor);
+    } else {
+      slices.visitReady(visitor);
     }
   }
 
@@ -377,53 +224,24 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   void takeReady() {
     if (whole != null) {
       whole.takeReady();
-      return;
-    }
-    pool.sizeSparePool(counters.openWindows() + retired.size() + finalized.size());
-    while (!finalized.isEmpty()) {
-      emitted(finalized.peek());
+    } else {
+      slices.takeReady();
     }
   }
 
   @Override
   int drainReady(ResultVisitor<? super K, ? super R> visitor) {
-    if (whole != null) {
-      return whole.drainReady(visitor);
-    }
-    pool.sizeSparePool(counters.openWindows() + retired.size() + finalized.size());
-    int count = 0;
-    WindowEntries w;
-    while ((w = finalized.peek()) != null) {
-      combine(w);
-      pool.visit(w, visitor);
-      count += w.size();
-      emitted(w);
-    }
-    return count;
-  }
-
-  /** The head window was handed out: it goes back to the pool, with the panes only it held. */
-  private void emitted(WindowEntries w) {
-    finalized.poll();
-    keys.emitted();
-    WindowEntries pane;
-    while ((pane = retired.peek()) != null && shape.lastStart(pane.start) <= w.start) {
-      retired.poll();
-      panes.release(pane);
-      pool.recycle(pane);
-    }
-    pool.recycle(w);
+    return whole != null ? whole.drainReady(visitor) : slices.drainReady(visitor);
   }
 
   @Override
   void markLiveIds(long[] live) {
     sweepMarks = live;
     try {
-      panes.forEach(markIds);
-      retired.forEach(markIds);
-      finalized.forEach(markIds);
       if (whole != null) {
         whole.forEach(markIds);
+      } else {
+        slices.forEach(markIds);
       }
     } finally {
       sweepMarks = null;
