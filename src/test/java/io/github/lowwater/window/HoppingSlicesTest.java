@@ -10,10 +10,11 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link HoppingWindows}' panes: the order a window gathers them in, windows of many panes, the
+ * {@link HoppingSlices}, the sliced path of {@link HoppingWindows} without early results and grace,
+ * through the kind: the order a window gathers its panes (slices) in, windows of many panes, the
  * keys of retired panes across a dictionary sweep, and the pool the panes and windows go back to.
  */
-class HoppingWindowsPanesTest {
+class HoppingSlicesTest {
 
   private static HoppingWindows<String, Long, Long> windows(long sizeMillis, long advanceMillis) {
     return HoppingWindows.builder(
