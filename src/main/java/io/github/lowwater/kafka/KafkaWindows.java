@@ -981,7 +981,7 @@ public final class KafkaWindows<K, V, R> {
      * @return a new driver
      * @throws IllegalStateException if the {@link #consumer consumer} is not set, or {@code
      *     maxDrift} is set with {@link ResultScope#PER_PARTITION} or shorter than the allowed
-     *     lateness, or early results or a grace period above 0 are set for session windows
+     *     lateness
      * @throws IllegalArgumentException if the windows are {@link #hopping hopping} or {@link
      *     KafkaWindows#sessions sessions} and the aggregator does not implement {@link
      *     Aggregator#merge}
@@ -990,7 +990,7 @@ public final class KafkaWindows<K, V, R> {
       if (advance != null) { // refuses a non-merging aggregator
         copyOptionsTo(HoppingWindows.builder(size, advance, aggregator)).build();
       }
-      if (gap != null) { // refuses a non-merging aggregator, and panes (not for sessions yet)
+      if (gap != null) { // refuses a non-merging aggregator
         copyOptionsTo(SessionWindows.builder(gap, aggregator)).build();
       }
       if (advance == null && gap == null) { // refuses panes with an aggregator that cannot merge

@@ -38,4 +38,9 @@ final class PartitionForward<K, R> implements ResultVisitor<K, R> {
       long startMillis, long endMillis, K key, long result, Timing timing, int index, boolean fin) {
     target.visitLongPane(partition, startMillis, endMillis, key, result, timing, index, fin);
   }
+
+  @Override
+  public void visitReplaced(long startMillis, K key) {
+    target.visitReplaced(partition, startMillis, key);
+  }
 }

@@ -18,6 +18,11 @@ import org.apache.kafka.common.TopicPartition;
  * before panes existed works unchanged. A sink that upserts on the index (with {@code earlyResults}
  * or a {@code grace} period) overrides both pane methods.
  *
+ * <p><b>Sessions that grow over their rows.</b> With {@link KafkaWindows#sessions session windows}
+ * and {@code earlyResults} or a {@code grace} period, {@link #visitReplaced} names each earlier row
+ * that the next row replaces (same partition and key), so that the sink deletes it; its default
+ * throws, so that a sink that ignores replacements fails loudly instead of keeping stale rows.
+ *
  * @param <K> the key type
  * @param <R> the result type
  */
@@ -100,5 +105,29 @@ public interface PartitionResultVisitor<K, R> {
       int index,
       boolean isFinal) {
     visitLong(partition, startMillis, endMillis, key, result);
+  }
+
+  /**
+   * Receives the start of an earlier row of {@code key} (and {@code partition}) that the next row
+   * replaces: a session that grew over it (session windows with {@code earlyResults} or a {@code
+   * grace} period only); see {@link io.github.lowwater.window.ResultVisitor#visitReplaced}. A sink
+   * deletes the row of ({@code startMillis}, {@code partition}, {@code key}), idempotently: if the
+   * drain throws before the replacing row is taken, this call comes again with it.
+   *
+   * @param partition the partition, or {@code null} ({@code MERGED})
+   * @param startMillis the start of the replaced row, in epoch milliseconds
+   * @param key the key of the replaced row and of the next row
+   * @throws UnsupportedOperationException always, unless overridden
+   */
+  default void visitReplaced(TopicPartition partition, long startMillis, K key) {
+    throw new UnsupportedOperationException(
+        "a session row of partition "
+            + partition
+            + " replaces the earlier row of key "
+            + key
+            + " that started at "
+            + startMillis
+            + ": override PartitionResultVisitor.visitReplaced to delete it, or drain with"
+            + " pollFinalized() and read WindowResult.replaces()");
   }
 }

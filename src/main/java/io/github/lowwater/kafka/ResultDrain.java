@@ -66,6 +66,9 @@ final class ResultDrain<K, V, R> {
       int count = 0;
       if (unreturned != null) { // left by a pollFinalized() that threw
         for (WindowResult<K, R> r : unreturned) {
+          for (long replaced : r.replaces()) {
+            visitor.visitReplaced((TopicPartition) r.source(), replaced, r.key());
+          }
           visitor.visitPane(
               (TopicPartition) r.source(),
               r.start(),

@@ -797,6 +797,9 @@ public abstract class EventTimeWindows<K, V, R> {
   private static final class RowCollector<K, R> implements ResultVisitor<K, R> {
     private final List<WindowResult<K, R>> results;
 
+    /** The starts the next row replaces (sessions with panes), or {@code null}. */
+    private List<Long> replaced;
+
     RowCollector(List<WindowResult<K, R>> results) {
       this.results = results;
     }
@@ -809,7 +812,18 @@ public abstract class EventTimeWindows<K, V, R> {
     @Override
     public void visitPane(
         long start, long end, K key, R result, Timing timing, int index, boolean isFinal) {
-      results.add(new WindowResult<>(start, end, key, result, null, timing, index, isFinal));
+      List<Long> replaces = replaced == null ? List.of() : replaced;
+      replaced = null;
+      results.add(
+          new WindowResult<>(start, end, key, result, null, timing, index, isFinal, replaces));
+    }
+
+    @Override
+    public void visitReplaced(long start, K key) {
+      if (replaced == null) {
+        replaced = new ArrayList<>(2);
+      }
+      replaced.add(start);
     }
 
     @Override

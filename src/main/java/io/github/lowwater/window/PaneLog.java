@@ -30,6 +30,19 @@ final class PaneLog<K, R> {
   private int[] indexes = new int[16];
   private byte[] flags = new byte[16];
 
+  /**
+   * Sessions only ({@link #replaces}), else {@code null}: per row, how many replaced starts it
+   * carries, which lie in {@link #replaced} in row order from {@link #replacedHead}.
+   */
+  private int[] replacedCounts;
+
+  private long[] replaced;
+  private int replacedHead;
+  private int replacedTail;
+
+  /** Replaced starts appended since the last row: the next row's. */
+  private int pendingReplaced;
+
   /** The first row not handed out yet, and one past the last row. */
   private int head;
 
@@ -65,11 +78,41 @@ final class PaneLog<K, R> {
     accumulators[row] = accumulator;
   }
 
+  /**
+   * Notes that the next row appended replaces the earlier row of its key that started at {@code
+   * start} (a session that grew over it): the drain calls {@link ResultVisitor#visitReplaced}
+   * before that row.
+   */
+  void replaces(long start) {
+    if (replacedCounts == null) {
+      replacedCounts = new int[starts.length];
+      replaced = new long[16];
+    }
+    if (replacedTail == replaced.length) {
+      int waiting = replacedTail - replacedHead;
+      if (replacedHead > 0 && waiting * 2 <= replaced.length) {
+        System.arraycopy(replaced, replacedHead, replaced, 0, waiting);
+      } else {
+        long[] grown = new long[replaced.length * 2];
+        System.arraycopy(replaced, replacedHead, grown, 0, waiting);
+        replaced = grown;
+      }
+      replacedHead = 0;
+      replacedTail = waiting;
+    }
+    replaced[replacedTail++] = start;
+    pendingReplaced++;
+  }
+
   private int append(long start, long end, Object key, Timing timing, int index, boolean isFinal) {
     if (tail == starts.length) {
       makeRoom();
     }
     int row = tail++;
+    if (replacedCounts != null) {
+      replacedCounts[row] = pendingReplaced;
+      pendingReplaced = 0;
+    }
     starts[row] = start;
     ends[row] = end;
     keys[row] = key;
@@ -87,6 +130,9 @@ final class PaneLog<K, R> {
       System.arraycopy(keys, head, keys, 0, rows);
       System.arraycopy(indexes, head, indexes, 0, rows);
       System.arraycopy(flags, head, flags, 0, rows);
+      if (replacedCounts != null) {
+        System.arraycopy(replacedCounts, head, replacedCounts, 0, rows);
+      }
       if (primitive) {
         System.arraycopy(longs, head, longs, 0, rows);
       } else {
@@ -104,6 +150,9 @@ final class PaneLog<K, R> {
       keys = Arrays.copyOf(keys, length);
       indexes = Arrays.copyOf(indexes, length);
       flags = Arrays.copyOf(flags, length);
+      if (replacedCounts != null) {
+        replacedCounts = Arrays.copyOf(replacedCounts, length);
+      }
       if (primitive) {
         longs = Arrays.copyOf(longs, length);
       } else {
@@ -117,6 +166,15 @@ final class PaneLog<K, R> {
     return head == tail;
   }
 
+  /** Returns the earliest start of the rows waiting, or {@code Long.MAX_VALUE}. O(rows). */
+  long oldestStart() {
+    long oldest = Long.MAX_VALUE;
+    for (int row = head; row < tail; row++) {
+      oldest = Math.min(oldest, starts[row]);
+    }
+    return oldest;
+  }
+
   /** Returns the number of rows waiting. */
   int size() {
     return tail - head;
@@ -124,8 +182,9 @@ final class PaneLog<K, R> {
 
   /** Visits every waiting row and keeps them; see {@link #takeAll}. */
   void visitAll(ResultVisitor<? super K, ? super R> visitor) {
+    int at = replacedHead;
     for (int row = head; row < tail; row++) {
-      visit(row, visitor);
+      at = visit(row, at, visitor);
     }
   }
 
@@ -142,9 +201,10 @@ final class PaneLog<K, R> {
    */
   int drain(ResultVisitor<? super K, ? super R> visitor) {
     int visited = 0;
+    int at = replacedHead;
     try {
       for (int row = head; row < tail; row++) {
-        visit(row, visitor);
+        at = visit(row, at, visitor);
         visited++;
       }
     } finally {
@@ -153,10 +213,18 @@ final class PaneLog<K, R> {
     return visited;
   }
 
-  /** Hands one row to the visitor. */
-  private void visit(int row, ResultVisitor<? super K, ? super R> visitor) {
+  /**
+   * Hands one row to the visitor, after the starts it replaces, which lie in {@link #replaced} from
+   * {@code at}; returns where the next row's lie.
+   */
+  private int visit(int row, int at, ResultVisitor<? super K, ? super R> visitor) {
     @SuppressWarnings("unchecked") // keys are only ever added through add(..., K key, ...)
     K key = (K) keys[row];
+    if (replacedCounts != null) {
+      for (int n = replacedCounts[row]; n > 0; n--) {
+        visitor.visitReplaced(replaced[at++], key);
+      }
+    }
     int flag = flags[row];
     Timing timing = TIMINGS[flag & TIMING_BITS];
     boolean isFinal = (flag & FINAL_BIT) != 0;
@@ -172,10 +240,16 @@ final class PaneLog<K, R> {
           indexes[row],
           isFinal);
     }
+    return at;
   }
 
   /** Drops the rows before {@code newHead}: their references go; an empty log starts over. */
   private void forget(int newHead) {
+    if (replacedCounts != null) {
+      for (int row = head; row < newHead; row++) {
+        replacedHead += replacedCounts[row]; // a row's replaced starts go with it
+      }
+    }
     Arrays.fill(keys, head, newHead, null);
     if (!primitive) {
       Arrays.fill(accumulators, head, newHead, null);
@@ -184,6 +258,12 @@ final class PaneLog<K, R> {
     if (head == tail) {
       head = 0;
       tail = 0;
+      if (replacedCounts != null) { // starts noted for a row to come, if any, move to the front
+        int pending = replacedTail - replacedHead;
+        System.arraycopy(replaced, replacedHead, replaced, 0, pending);
+        replacedHead = 0;
+        replacedTail = pending;
+      }
     }
   }
 }

@@ -28,6 +28,13 @@ package io.github.lowwater.window;
  * {@code long} aggregator, {@link #visitLongPane}: the primitive rows never pass through {@code
  * visitPane}.
  *
+ * <p><b>Sessions that grow over their rows.</b> With session windows and {@code earlyResults} or a
+ * {@code grace} period, a session's first event time can move earlier, or sessions can merge, after
+ * a row: the rows under the earlier starts are then replaced, and {@link #visitReplaced} is called
+ * for each of them just before the row that replaces them. Its default throws, so that a sink
+ * written for fixed-shape windows fails loudly rather than keep stale rows: override it to delete
+ * the row of that start and key (and partition). No other kind ever calls it.
+ *
  * <p>An exception thrown by a visitor propagates out of {@code drainFinalized}; the window being
  * visited is visited again, from its first result, at the next call (with early results or a grace
  * period, where rows come one by one, the row being visited).
@@ -108,5 +115,30 @@ public interface ResultVisitor<K, R> {
       int index,
       boolean isFinal) {
     visitLong(startMillis, endMillis, key, result);
+  }
+
+  /**
+   * Receives the start of an earlier row of {@code key} that the next row replaces: a session whose
+   * first event time moved earlier, or that merged with another, after that row was produced
+   * (session windows with {@code earlyResults} or a {@code grace} period only). The next call is
+   * the replacing row, of the same key, whose start is earlier than or equal to every start it
+   * replaces. A sink deletes the row of ({@code startMillis}, {@code key}); if the drain throws
+   * before the replacing row is taken, these calls come again with it, so the delete must be
+   * idempotent.
+   *
+   * <p>The default throws: a sink that ignored it would keep the replaced row forever.
+   *
+   * @param startMillis the start of the replaced row, in epoch milliseconds
+   * @param key the key of the replaced row and of the next row
+   * @throws UnsupportedOperationException always, unless overridden
+   */
+  default void visitReplaced(long startMillis, K key) {
+    throw new UnsupportedOperationException(
+        "a session row replaces the earlier row of key "
+            + key
+            + " that started at "
+            + startMillis
+            + ": override ResultVisitor.visitReplaced to delete it, or drain with pollFinalized()"
+            + " and read WindowResult.replaces()");
   }
 }

@@ -39,6 +39,15 @@ import java.util.Arrays;
  *       {@code [first, last + gap)}.
  * </ol>
  *
+ * <p><b>Panes.</b> With {@link Builder#earlyResults early results} or a {@link Builder#grace grace
+ * period} (semantics rule 56) a session gets {@code EARLY} rows at the marks {@code first + k *
+ * delta} of its current span, its {@code ON_TIME} row when the watermark reaches its end, and a
+ * {@code LATE} row for each event that joins it until {@code end + grace <= watermark}, when it
+ * retires. An event is then late iff {@code t + gap + grace <= watermark}, even if it would join a
+ * live session, so that (start, key) names one session for good. A session whose first event time
+ * moves earlier, or that absorbs sessions that had rows, says which rows it replaces ({@link
+ * WindowResult#replaces()}, {@link ResultVisitor#visitReplaced}).
+ *
  * @param <K> the key type
  * @param <V> the value type
  * @param <R> the result type
@@ -47,7 +56,12 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   private final long gapMillis;
   private final long maxSpanMillis;
+
+  /** Without panes: the sessions, emitted once each; {@code null} with panes. */
   private final SessionTable sessions;
+
+  /** With panes (early results or a grace period): the sessions and their rows; else null. */
+  private final PanedSessions<K, R> panes;
 
   /** Finalized sessions waiting for a drain, by slot, in the order they were finalized. */
   private int[] finalized = new int[16];
@@ -59,7 +73,15 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     super(builder);
     this.gapMillis = builder.gapMillis;
     this.maxSpanMillis = builder.maxSpanMillis;
-    this.sessions = new SessionTable(gapMillis, maxSpanMillis, longFold, objectAggregator());
+    if (builder.paned()) {
+      this.sessions = null;
+      this.panes =
+          new PanedSessions<>(
+              gapMillis, maxSpanMillis, earlyMillis, graceMillis, keys, counters, aggregator);
+    } else {
+      this.sessions = new SessionTable(gapMillis, maxSpanMillis, longFold, objectAggregator());
+      this.panes = null;
+    }
   }
 
   /**
@@ -106,6 +128,9 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
    * @return the earliest pending session start in epoch milliseconds, or {@code Long.MAX_VALUE}
    */
   public long oldestPendingStartMillis() {
+    if (panes != null) {
+      return panes.oldestPendingStart();
+    }
     long oldest = sessions.oldestOpenFirst();
     for (int i = finalizedHead; i < finalizedTail; i++) {
       oldest = Math.min(oldest, sessions.first(finalized[i]));
@@ -120,6 +145,9 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
    * @return the pending sessions
    */
   public int pendingSessions() {
+    if (panes != null) {
+      return panes.pending();
+    }
     return sessions.openCount() + finalizedTail - finalizedHead;
   }
 
@@ -140,6 +168,12 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   @Override
   boolean joinsOpen(long eventTimeMillis, K key) {
+    if (panes != null) {
+      // With panes an event whose own gap ended by the watermark less the grace period is late
+      // even if it would join a live session: no session ever reaches back over a retired one of
+      // its key, so (start, key) names one session for good (rule 56).
+      return false;
+    }
     int id = keys.find(key);
     return id >= 0 && sessions.joinsOpen(id, eventTimeMillis);
   }
@@ -147,6 +181,10 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   @Override
   void accumulate(long eventTimeMillis, K key, V value, long watermark) {
     int id = keys.id(key);
+    if (panes != null) {
+      panes.accumulate(id, eventTimeMillis, value, watermark, writtenThroughMillis, newestMillis());
+      return;
+    }
     int opened = sessions.add(id, eventTimeMillis, value);
     if (opened == 1) {
       counters.windowOpened();
@@ -159,7 +197,16 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   }
 
   @Override
+  void newestRose(long previous, long newest) {
+    panes.newestRose(newest, writtenThroughMillis); // called only with early results
+  }
+
+  @Override
   void closeReady(long watermark) {
+    if (panes != null) {
+      panes.close(watermark, writtenThroughMillis);
+      return;
+    }
     int slot;
     while ((slot = sessions.closeNext(watermark)) >= 0) {
       if (sessions.end(slot) <= writtenThroughMillis) {
@@ -188,16 +235,26 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   @Override
   boolean noneReady() {
+    if (panes != null) {
+      return panes.noneReady();
+    }
     return finalizedHead == finalizedTail;
   }
 
   @Override
   int readyResults() {
+    if (panes != null) {
+      return panes.readyResults();
+    }
     return finalizedTail - finalizedHead;
   }
 
   @Override
   void visitReady(ResultVisitor<? super K, ? super R> visitor) {
+    if (panes != null) {
+      panes.visitReady(visitor);
+      return;
+    }
     for (int i = finalizedHead; i < finalizedTail; i++) {
       visit(finalized[i], visitor);
     }
@@ -205,6 +262,10 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   @Override
   void takeReady() {
+    if (panes != null) {
+      panes.takeReady();
+      return;
+    }
     while (finalizedHead < finalizedTail) {
       emitted();
     }
@@ -212,6 +273,9 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   @Override
   int drainReady(ResultVisitor<? super K, ? super R> visitor) {
+    if (panes != null) {
+      return panes.drainReady(visitor);
+    }
     int count = 0;
     while (finalizedHead < finalizedTail) {
       visit(finalized[finalizedHead], visitor);
@@ -256,6 +320,10 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   @Override
   void markLiveIds(long[] live) {
+    if (panes != null) {
+      panes.markIds(live);
+      return;
+    }
     sessions.markIds(live);
     for (int i = finalizedHead; i < finalizedTail; i++) {
       int id = sessions.keyId(finalized[i]);
@@ -316,12 +384,9 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
      * @return new windows
      * @throws IllegalArgumentException if the aggregator does not implement {@link
      *     Aggregator#merge}
-     * @throws IllegalStateException if early results or a grace period above 0 is set: they are
-     *     built for tumbling and hopping windows so far
      */
     public <K, W extends V> SessionWindows<K, W, R> build() {
       requireMerging("session windows");
-      refusePanes("session windows");
       return new SessionWindows<K, W, R>(this);
     }
   }

@@ -47,19 +47,6 @@ public abstract class WindowOptions<V, R, B extends WindowOptions<V, R, B>>
   }
 
   /**
-   * Refuses early results and a grace period for a kind that has no panes yet (they are built for
-   * tumbling and hopping windows so far).
-   */
-  void refusePanes(String kind) {
-    if (paned()) {
-      throw new IllegalStateException(
-          "earlyResults and grace are built for tumbling and hopping windows so far, not for "
-              + kind
-              + ": unset them, or use tumbling or hopping windows");
-    }
-  }
-
-  /**
    * Requires an aggregator that can {@link Aggregator#merge merge}: the kinds that combine
    * accumulators check it at {@code build()}, not at the first emission.
    */

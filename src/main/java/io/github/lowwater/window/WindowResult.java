@@ -1,5 +1,6 @@
 package io.github.lowwater.window;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -9,8 +10,14 @@ import java.util.Objects;
  * ({@link #timing()}), its place among the rows of the same window and key ({@link #index()}), and
  * whether the window will ever get another ({@link #isFinal()}). The value is always the whole
  * window's value so far, never a delta, so a sink upserts and may refuse a row whose index is lower
- * than the one it holds. Today a window is emitted once, when the watermark reaches its end: every
- * row is {@link Timing#ON_TIME}, index 0, final.
+ * than the one it holds. Without {@code earlyResults} and {@code grace} a window is emitted once,
+ * when the watermark reaches its end: every row is {@link Timing#ON_TIME}, index 0, final.
+ *
+ * <p>A session's row is identified by (start, key, source): its end grows with the session. When a
+ * session's first event time moves earlier, or sessions merge, after one of them had a row (with
+ * early results or a grace period), the next row of the session lists the starts of the earlier
+ * rows it replaces ({@link #replaces()}): a sink deletes those rows of the same key and source,
+ * then upserts this one. Every other row replaces nothing.
  *
  * @param start the window's first millisecond, inclusive, in epoch milliseconds
  * @param end the window's end, exclusive, in epoch milliseconds
@@ -21,6 +28,8 @@ import java.util.Objects;
  * @param timing when the row was emitted, relative to the window's completion
  * @param index the row's place among the rows of the same window, key (and source), from 0
  * @param isFinal whether this is the last row the window will ever get
+ * @param replaces the starts of the earlier rows of the same key (and source) that this row
+ *     replaces, ascending; empty except for a session that grew over earlier rows
  * @param <K> the key type
  * @param <R> the result type
  */
@@ -32,12 +41,14 @@ public record WindowResult<K, R>(
     Object source,
     Timing timing,
     int index,
-    boolean isFinal) {
+    boolean isFinal,
+    List<Long> replaces) {
 
   /**
-   * Checks the pane.
+   * Checks the pane, and copies {@code replaces} into an unmodifiable list.
    *
-   * @throws NullPointerException if {@code timing} is null
+   * @throws NullPointerException if {@code timing} or {@code replaces} is null, or {@code replaces}
+   *     holds a null
    * @throws IllegalArgumentException if {@code index} is negative, or an {@link Timing#EARLY} row
    *     says it is final (the on-time row always follows an early one)
    */
@@ -50,6 +61,34 @@ public record WindowResult<K, R>(
       throw new IllegalArgumentException(
           "an EARLY row is never final: the window's on-time row follows it");
     }
+    replaces = List.copyOf(replaces);
+  }
+
+  /**
+   * A row that replaces no earlier row.
+   *
+   * @param start the window's first millisecond, inclusive, in epoch milliseconds
+   * @param end the window's end, exclusive, in epoch milliseconds
+   * @param key the key
+   * @param value the whole window's value so far
+   * @param source the one source this result covers, or {@code null} for a merged result
+   * @param timing when the row was emitted, relative to the window's completion
+   * @param index the row's place among the rows of the same window, key (and source), from 0
+   * @param isFinal whether this is the last row the window will ever get
+   * @throws NullPointerException if {@code timing} is null
+   * @throws IllegalArgumentException if {@code index} is negative, or an {@link Timing#EARLY} row
+   *     says it is final
+   */
+  public WindowResult(
+      long start,
+      long end,
+      K key,
+      R value,
+      Object source,
+      Timing timing,
+      int index,
+      boolean isFinal) {
+    this(start, end, key, value, source, timing, index, isFinal, List.of());
   }
 
   /**
@@ -84,6 +123,6 @@ public record WindowResult<K, R>(
    * @return a per-source result
    */
   public WindowResult<K, R> withSource(Object source) {
-    return new WindowResult<>(start, end, key, value, source, timing, index, isFinal);
+    return new WindowResult<>(start, end, key, value, source, timing, index, isFinal, replaces);
   }
 }

@@ -5,7 +5,6 @@ import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.T0;
 import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.millis;
 import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.record;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.lowwater.ManualClock;
 import io.github.lowwater.window.Aggregators;
@@ -245,7 +244,7 @@ class KafkaWindowsPanesTest {
   }
 
   @Test
-  void withoutPanesTheCheckpointStaysVersionOneAndSessionsRefusePanesAtBuild() {
+  void withoutPanesTheCheckpointStaysVersionOneAndSessionsWithPanesWriteVersionTwo() {
     KafkaWindows<String, Long, Long> plain =
         KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.count())
             .consumer(KafkaWindowsTest.assigned(P0))
@@ -254,14 +253,15 @@ class KafkaWindowsPanesTest {
     plain.rebalanceListener().onPartitionsAssigned(List.of(P0));
     KafkaWindowsTest.feed(plain, record(P0, 0, 1, "a"));
     assertThat(plain.committableOffsets().get(P0).metadata()).startsWith("lw1;");
-    assertThatThrownBy(
-            () ->
-                KafkaWindows.sessions(Duration.ofMinutes(5), Aggregators.count())
-                    .earlyResults(Duration.ofMinutes(1))
-                    .consumer(new MockConsumer<>("earliest"))
-                    .build())
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("not for session windows");
+    KafkaWindows<String, Long, Long> sessions =
+        KafkaWindows.sessions(Duration.ofMinutes(5), Aggregators.count())
+            .earlyResults(Duration.ofMinutes(1))
+            .consumer(KafkaWindowsTest.assigned(P0))
+            .clock(clock)
+            .build();
+    sessions.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    KafkaWindowsTest.feed(sessions, record(P0, 0, 1, "a"));
+    assertThat(sessions.committableOffsets().get(P0).metadata()).startsWith("lw2;");
   }
 
   @Test

@@ -54,7 +54,7 @@ import java.util.function.Function;
  *
  * @param <R> the result type
  */
-final class PaneReference<R> {
+final class PaneReference<R> implements PaneModel<R> {
 
   /** The early delta of a reference without early results. */
   static final long EARLY_OFF = 0;
@@ -216,7 +216,8 @@ final class PaneReference<R> {
    *     was late
    * @throws ArithmeticException if the fold overflows; nothing changes then
    */
-  boolean add(Object source, long eventTimeMillis, String key, long value) {
+  @Override
+  public boolean add(Object source, long eventTimeMillis, String key, long value) {
     long watermark = tracker.watermark();
     List<Long> starts = startsOf(eventTimeMillis);
     List<Long> kept = new ArrayList<>();
@@ -266,26 +267,30 @@ final class PaneReference<R> {
   }
 
   /** An event time without an event: raises {@code N} (and fires), observed, then closes. */
-  void observe(Object source, long eventTimeMillis) {
+  @Override
+  public void observe(Object source, long eventTimeMillis) {
     raiseNewest(eventTimeMillis);
     tracker.observe(source, eventTimeMillis);
     close();
   }
 
   /** The all-quiet hook: the tracker's, then closes. */
-  void advanceTo(long wallMillis) {
+  @Override
+  public void advanceTo(long wallMillis) {
     tracker.advanceTo(wallMillis);
     close();
   }
 
   /** Re-evaluates idleness: the tracker's, then closes. */
-  void refresh() {
+  @Override
+  public void refresh() {
     tracker.refresh();
     close();
   }
 
   /** The end of the input: {@code W = Long.MAX_VALUE}, every window on time, final and retired. */
-  void finish() {
+  @Override
+  public void finish() {
     tracker.finish();
     close();
   }
@@ -293,7 +298,8 @@ final class PaneReference<R> {
   // What it produced -----------------------------------------------------------------------------
 
   /** Every row produced so far, in production order. */
-  List<WindowResult<String, R>> rows() {
+  @Override
+  public List<WindowResult<String, R>> rows() {
     return Collections.unmodifiableList(rows);
   }
 
@@ -303,42 +309,51 @@ final class PaneReference<R> {
   }
 
   /** The reference tracker's watermark. */
-  long watermark() {
+  @Override
+  public long watermark() {
     return tracker.watermark();
   }
 
-  long accepted() {
+  @Override
+  public long accepted() {
     return accepted;
   }
 
-  long late() {
+  @Override
+  public long late() {
     return late;
   }
 
   /** Events that went into some of their windows, another one having retired (hopping only). */
-  long partiallyLate() {
+  @Override
+  public long partiallyLate() {
     return partiallyLate;
   }
 
-  long earlyRows() {
+  @Override
+  public long earlyRows() {
     return earlyRows;
   }
 
-  long lateUpdates() {
+  @Override
+  public long lateUpdates() {
     return lateUpdates;
   }
 
-  long retiredWindows() {
+  @Override
+  public long retiredWindows() {
     return retiredWindows;
   }
 
   /** Keys a firing passed over because their value could not have changed (for coverage). */
-  long unchangedSkips() {
+  @Override
+  public long unchangedSkips() {
     return unchangedSkips;
   }
 
   /** Windows not retired yet. */
-  int heldWindows() {
+  @Override
+  public int heldWindows() {
     return windows.size();
   }
 
@@ -415,7 +430,8 @@ final class PaneReference<R> {
    * Called by the tracker's listener at every step (when the test gives it one), and after every
    * call; a second call at the same watermark changes nothing.
    */
-  void closeAt(long watermark) {
+  @Override
+  public void closeAt(long watermark) {
     for (Window<R> w : windows.values()) {
       if (!w.onTime && w.end <= watermark) {
         w.onTime = true;

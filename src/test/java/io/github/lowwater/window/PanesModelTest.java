@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -81,7 +82,9 @@ class PanesModelTest {
       long graceMillis,
       boolean graceSet,
       long base,
-      long offsetMillis) {
+      long offsetMillis,
+      boolean sessions,
+      long spanMillis) {
 
     static Options random(Random random) {
       Kind kind = Kind.values()[random.nextInt(Kind.values().length)];
@@ -94,7 +97,34 @@ class PanesModelTest {
       long grace = graceSet && random.nextBoolean() ? random.nextInt(61) : 0;
       long base = new long[] {0, -1_000, 1_000_000, -7}[random.nextInt(4)];
       return new Options(
-          kind, sources, size, size, lateness, idle, early, grace, graceSet, base, 0);
+          kind, sources, size, size, lateness, idle, early, grace, graceSet, base, 0, false, 0);
+    }
+
+    /**
+     * Session windows whose gap is {@link #sizeMillis} (1 to 50 ms), a maximum span of 1 to 4 gaps
+     * in one trace of three, always with panes: without, {@link SessionWindowsModelTest} covers
+     * them.
+     */
+    static Options randomSessions(Random random) {
+      Options o = random(random);
+      if (o.earlyMillis == PaneReference.EARLY_OFF && o.graceMillis == 0) {
+        o = o.withGrace(1 + random.nextInt(60));
+      }
+      long span = random.nextInt(3) == 0 ? o.sizeMillis * (1 + random.nextInt(4)) : 0;
+      return new Options(
+          o.kind,
+          o.sources,
+          o.sizeMillis,
+          o.sizeMillis,
+          o.latenessMillis,
+          o.idleMillis,
+          o.earlyMillis,
+          o.graceMillis,
+          o.graceSet,
+          o.base,
+          0,
+          true,
+          span);
     }
 
     /**
@@ -120,7 +150,9 @@ class PanesModelTest {
           o.graceMillis,
           o.graceSet,
           o.base,
-          random.nextInt(101) - 50);
+          random.nextInt(101) - 50,
+          false,
+          0);
     }
 
     Options withGrace(long grace) {
@@ -135,7 +167,9 @@ class PanesModelTest {
           grace,
           true,
           base,
-          offsetMillis);
+          offsetMillis,
+          sessions,
+          spanMillis);
     }
 
     boolean hopping() {
@@ -163,7 +197,7 @@ class PanesModelTest {
 
   /** Hands each watermark step of the reference's tracker to the reference, once it exists. */
   static final class Forward implements WatermarkListener {
-    PaneReference<?> to;
+    PaneModel<?> to;
 
     @Override
     public void onWatermarkRaised(long watermarkMillis) {
@@ -264,6 +298,7 @@ class PanesModelTest {
     long polls;
     long visitorDrains;
     long thrown;
+    long replacements;
   }
 
   @Test
@@ -320,10 +355,33 @@ class PanesModelTest {
     assertThat(coverage.visitorDrains).as("drains through a visitor").isGreaterThan(traces);
   }
 
+  /**
+   * Rule 56: session windows with panes against {@link SessionPaneReference}: sessions open, grow,
+   * merge (over rows already produced, which the next row replaces), fire at the marks of their
+   * current span, get their on-time row, take late updates and retire, with and without a maximum
+   * span; drains that throw at a random row included.
+   */
+  @Test
+  void sessionPanesAgreeWithTheNaiveReferenceOverRandomTraces() {
+    Coverage coverage = new Coverage();
+    int traces = Trials.of(2_000);
+    for (int trace = 0; trace < traces; trace++) {
+      Random random = new Random(3_000_000 + trace);
+      run(random, trace, trace % 4 == 3, Options.randomSessions(random), coverage);
+    }
+    assertThat(coverage.earlyRows).as("early rows").isGreaterThan(traces);
+    assertThat(coverage.unchangedSkips).as("sessions a firing skipped").isGreaterThan(traces / 10);
+    assertThat(coverage.lateUpdates).as("late updates").isGreaterThan(traces / 4);
+    assertThat(coverage.replacements).as("rows replaced").isGreaterThan(traces / 4);
+    assertThat(coverage.late).as("late events").isGreaterThan(traces / 4);
+    assertThat(coverage.thrown).as("drains that threw").isGreaterThan(traces / 8);
+    assertThat(coverage.visitorDrains).as("drains through a visitor").isGreaterThan(traces);
+  }
+
   /** The failure of a visitor reaches the caller of {@code drainFinalized} as it was thrown. */
   @Test
   void aVisitorsExceptionPropagatesOutOfTheDrainAndLeavesItsRowQueued() {
-    Options o = new Options(Kind.SUM, 1, 10, 10, 0, 1_000, 3, 5, true, 0, 0);
+    Options o = new Options(Kind.SUM, 1, 10, 10, 0, 1_000, 3, 5, true, 0, 0, false, 0);
     EventTimeWindows<String, Long, Long> windows =
         windows(o, new ManualClock(), Aggregators.sumLong());
     windows.add("s", 4, "a", 1L); // N = 4 passes the mark 3: one early row
@@ -337,7 +395,16 @@ class PanesModelTest {
 
   private static void run(
       Random random, int trace, boolean throwing, boolean hopping, Coverage coverage) {
-    Options o = hopping ? Options.randomHopping(random) : Options.random(random);
+    run(
+        random,
+        trace,
+        throwing,
+        hopping ? Options.randomHopping(random) : Options.random(random),
+        coverage);
+  }
+
+  private static void run(
+      Random random, int trace, boolean throwing, Options o, Coverage coverage) {
     List<Step> steps = trace(random, o, throwing);
     ManualClock clock = new ManualClock(Instant.ofEpochMilli(o.base()));
     Forward forward = new Forward();
@@ -351,7 +418,9 @@ class PanesModelTest {
             steps,
             clock,
             Aggregators.sumLong(),
-            PaneReference.sum(shape, tracker),
+            o.sessions()
+                ? sessions(o, tracker, PanesModelTest::sum, true)
+                : PaneReference.sum(shape, tracker),
             true,
             coverage,
             forward);
@@ -363,7 +432,9 @@ class PanesModelTest {
             steps,
             clock,
             Aggregators.count(),
-            PaneReference.count(shape, tracker),
+            o.sessions()
+                ? sessions(o, tracker, values -> (long) values.size(), true)
+                : PaneReference.count(shape, tracker),
             true,
             coverage,
             forward);
@@ -375,7 +446,9 @@ class PanesModelTest {
             steps,
             clock,
             Aggregators.maxLong(),
-            PaneReference.max(shape, tracker),
+            o.sessions()
+                ? sessions(o, tracker, PanesModelTest::max, true)
+                : PaneReference.max(shape, tracker),
             true,
             coverage,
             forward);
@@ -387,7 +460,9 @@ class PanesModelTest {
             steps,
             clock,
             CONCATENATION,
-            PaneReference.of(CONCATENATION, shape, tracker),
+            o.sessions()
+                ? sessions(o, tracker, values -> afresh(CONCATENATION, values), false)
+                : PaneReference.of(CONCATENATION, shape, tracker),
             false,
             coverage,
             forward);
@@ -399,7 +474,9 @@ class PanesModelTest {
             steps,
             clock,
             LISTING,
-            PaneReference.of(LISTING, shape, tracker),
+            o.sessions()
+                ? sessions(o, tracker, values -> afresh(LISTING, values), false)
+                : PaneReference.of(LISTING, shape, tracker),
             false,
             coverage,
             forward);
@@ -407,8 +484,52 @@ class PanesModelTest {
     }
   }
 
+  private static <R> SessionPaneReference<R> sessions(
+      Options o, WatermarkTracker tracker, Function<List<Long>, R> fold, boolean builtInLong) {
+    return new SessionPaneReference<>(
+        fold,
+        builtInLong,
+        o.sizeMillis(),
+        o.spanMillis(),
+        o.earlyMillis(),
+        o.graceMillis(),
+        tracker);
+  }
+
+  private static long sum(List<Long> values) {
+    long sum = 0;
+    for (long v : values) {
+      sum = Math.addExact(sum, v);
+    }
+    return sum;
+  }
+
+  private static long max(List<Long> values) {
+    long max = Long.MIN_VALUE;
+    for (long v : values) {
+      max = Math.max(max, v);
+    }
+    return max;
+  }
+
+  private static <A, R> R afresh(Aggregator<? super Long, A, R> aggregator, List<Long> values) {
+    A accumulator = aggregator.create();
+    for (Long v : values) {
+      accumulator = aggregator.add(accumulator, v);
+    }
+    return aggregator.result(accumulator);
+  }
+
   static <R> EventTimeWindows<String, Long, R> windows(
       Options o, ManualClock clock, Aggregator<? super Long, ?, R> aggregator) {
+    if (o.sessions()) {
+      SessionWindows.Builder<Long, R> builder =
+          SessionWindows.<Long, R>builder(Duration.ofMillis(o.sizeMillis()), aggregator);
+      if (o.spanMillis() > 0) {
+        builder.maxSessionSpan(Duration.ofMillis(o.spanMillis()));
+      }
+      return configure(builder, o, clock).build();
+    }
     if (o.hopping()) {
       return configure(
               HoppingWindows.<Long, R>builder(
@@ -448,7 +569,7 @@ class PanesModelTest {
       List<Step> steps,
       ManualClock clock,
       Aggregator<? super Long, ?, R> aggregator,
-      PaneReference<R> ref,
+      PaneModel<R> ref,
       boolean builtInLong,
       Coverage coverage,
       Forward forward) {
@@ -498,7 +619,7 @@ class PanesModelTest {
         windows.finish();
       } else {
         drain((Drain) call, windows, builtInLong, drained, coverage, what);
-        assertThat(drained).as(what).isEqualTo(ref.rows());
+        assertSameRows(drained, ref.rows(), what);
       }
       assertThat(windows.watermark()).as(what).isEqualTo(ref.watermark());
       compareStats(windows, ref, what);
@@ -513,6 +634,25 @@ class PanesModelTest {
     coverage.lateUpdates += ref.lateUpdates();
     coverage.late += ref.late();
     coverage.partiallyLate += ref.partiallyLate();
+    if (ref instanceof SessionPaneReference<R> sessions) {
+      coverage.replacements += sessions.replacements();
+    }
+  }
+
+  /** The rows drained equal the reference's; a failure names the first row that differs. */
+  private static <R> void assertSameRows(
+      List<WindowResult<String, R>> drained,
+      List<WindowResult<String, R>> expected,
+      Supplier<String> what) {
+    int same = 0;
+    while (same < Math.min(drained.size(), expected.size())
+        && drained.get(same).equals(expected.get(same))) {
+      same++;
+    }
+    int first = same;
+    assertThat(drained)
+        .as(() -> what.get() + ": rows differ from row " + first)
+        .isEqualTo(expected);
   }
 
   private static Supplier<String> what(int trace, Options o, List<Step> steps) {
@@ -520,7 +660,7 @@ class PanesModelTest {
   }
 
   private static void compareStats(
-      EventTimeWindows<String, Long, ?> windows, PaneReference<?> ref, Supplier<String> what) {
+      EventTimeWindows<String, Long, ?> windows, PaneModel<?> ref, Supplier<String> what) {
     WindowStats stats = windows.stats();
     // Read into longs: the comparisons hold whether the counters are ints or longs.
     long earlyRows = stats.earlyRows();
@@ -610,6 +750,9 @@ class PanesModelTest {
     private final boolean builtInLong;
     private final int throwAt;
 
+    /** The starts the next row replaces, as {@link #visitReplaced} named them. */
+    private final List<Long> replaced = new ArrayList<>();
+
     PaneCollector(boolean builtInLong, int throwAt) {
       this.builtInLong = builtInLong;
       this.throwAt = throwAt;
@@ -629,7 +772,12 @@ class PanesModelTest {
     public void visitPane(
         long start, long end, String key, R result, Timing timing, int index, boolean isFinal) {
       assertThat(builtInLong).as("visitPane called for a built-in long aggregator").isFalse();
-      take(new WindowResult<>(start, end, key, result, null, timing, index, isFinal));
+      take(new WindowResult<>(start, end, key, result, null, timing, index, isFinal, replaced));
+    }
+
+    @Override
+    public void visitReplaced(long startMillis, String key) {
+      replaced.add(startMillis);
     }
 
     @Override
@@ -638,10 +786,11 @@ class PanesModelTest {
         long start, long end, String key, long result, Timing timing, int index, boolean isFinal) {
       assertThat(builtInLong).as("visitLongPane called for an object aggregator").isTrue();
       R value = (R) Long.valueOf(result);
-      take(new WindowResult<>(start, end, key, value, null, timing, index, isFinal));
+      take(new WindowResult<>(start, end, key, value, null, timing, index, isFinal, replaced));
     }
 
     private void take(WindowResult<String, R> row) {
+      replaced.clear();
       rows.add(row);
       if (rows.size() - 1 == throwAt) {
         throw new VisitorFailure("the visitor fails at its row " + throwAt + ": " + row);
