@@ -173,10 +173,12 @@ final class RecordAdmission<K, V, R> {
    *   <li>below {@code processedBelowOffset} ({@code MERGED}, a partition given back): in this
    *       instance's windows already, redelivered;
    *   <li>never read by the previous owner, {@code t + gap <= e} while this owner's watermark is
-   *       still below {@code e} (a clamped seed): late, as for the previous owner, whose watermark
-   *       had passed {@code e}. In {@code MERGED}, {@code e} is the largest of the restored
-   *       checkpoints', and the rule holds for every record, read before or not: no session ending
-   *       by {@code e} forms again, so none is dropped as written;
+   *       still below {@code e} (a clamped seed), or with panes whatever the watermark: late, as
+   *       for the previous owner, whose watermark had passed {@code e} (with panes, {@code e +
+   *       grace}, where lateness does not depend on joining a session, rule 56). In {@code MERGED},
+   *       {@code e} is the largest of the restored checkpoints', and the rule holds for every
+   *       record, read before or not: no session ending by {@code e} forms again, so none is
+   *       dropped as written;
    *   <li>{@code PER_PARTITION}: late by the windows' rule and below the previous owner's read
    *       position: {@code REDELIVERED}; the previous owner wrote it in a row or handed it over as
    *       late (this owner lacks the records before the committed offset, so it cannot tell which);
@@ -198,7 +200,12 @@ final class RecordAdmission<K, V, R> {
     // instance had when it read it first; it may be in no row, so it is late, never redelivered.
     boolean fresh = offset >= p.readThroughOffset || merged;
     long written = Math.max(p.writtenThroughMillis, mergedWrittenThroughMillis);
-    if ((fresh && end <= written && watermark < written) || end <= mergedSessionFloorMillis) {
+    // With panes a session event is late iff t + gap + grace <= W, joining or not (rule 56), and
+    // the previous owner's watermark was e + grace: a record it never read with t + gap <= e was
+    // late for it, whatever this owner's watermark says.
+    boolean paned = p.windows.graceMillis() > 0 || p.windows.earlyResultsMillis() > 0;
+    if ((fresh && end <= written && (watermark < written || paned))
+        || end <= mergedSessionFloorMillis) {
       lateByClaim(p, r, t, end, Math.max(written, mergedSessionFloorMillis));
       return;
     }

@@ -161,6 +161,44 @@ final class PaneLog<K, R> {
     }
   }
 
+  /**
+   * Appends the rows of {@code other}, with the starts they replace, in order, and takes them out
+   * of it. Both logs are of the same kind (a {@code long} aggregator or not).
+   */
+  void takeFrom(PaneLog<?, ?> other) {
+    int at = other.replacedHead;
+    for (int row = other.head; row < other.tail; row++) {
+      if (other.replacedCounts != null) {
+        for (int n = other.replacedCounts[row]; n > 0; n--) {
+          replaces(other.replaced[at++]);
+        }
+      }
+      int flag = other.flags[row];
+      Timing timing = TIMINGS[flag & TIMING_BITS];
+      boolean isFinal = (flag & FINAL_BIT) != 0;
+      if (primitive) {
+        addLong(
+            other.starts[row],
+            other.ends[row],
+            other.keys[row],
+            other.longs[row],
+            timing,
+            other.indexes[row],
+            isFinal);
+      } else {
+        addObject(
+            other.starts[row],
+            other.ends[row],
+            other.keys[row],
+            other.accumulators[row],
+            timing,
+            other.indexes[row],
+            isFinal);
+      }
+    }
+    other.takeAll();
+  }
+
   /** Returns whether no row waits. */
   boolean isEmpty() {
     return head == tail;

@@ -55,6 +55,12 @@ final class PanedSession {
   /** The next early mark, or {@link WindowEntries#NO_MARK}. */
   long nextMark = WindowEntries.NO_MARK;
 
+  /**
+   * Rows held back while the session ends by the written-through end, or {@code null} until needed;
+   * see {@link PanedSessions}.
+   */
+  PaneLog<?, ?> heldBack;
+
   /** The key's next session by first, or the next free session. */
   PanedSession next;
 
@@ -92,5 +98,8 @@ final class PanedSession {
     replacedCount = 0;
     nextMark = WindowEntries.NO_MARK;
     next = null;
+    if (heldBack != null) {
+      heldBack.takeAll(); // a session that retires with rows held back drops them
+    }
   }
 }

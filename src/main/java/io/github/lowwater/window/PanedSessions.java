@@ -93,8 +93,8 @@ final class PanedSessions<K, R> {
    * into the earliest, or into a new session; changes nothing if the aggregator throws (an object
    * aggregator's {@code add} or {@code merge} that changes an accumulator not shared with a row and
    * then throws leaves that change, as without panes). A complete session, or one opened past its
-   * end, gives a {@code LATE} row now; an open one gets its next early mark above {@code newest}.
-   * No row for a session that ends by {@code writtenThrough} (written elsewhere).
+   * end, gives a {@code LATE} row now; an open one gets its next early mark above {@code newest}. A
+   * session that ends by {@code writtenThrough} holds its rows back ({@link #row}).
    */
   void accumulate(
       int keyId, long t, Object value, long watermark, long writtenThrough, long newest) {
@@ -128,6 +128,9 @@ final class PanedSessions<K, R> {
       target.next = gone.next;
       target.rows = Math.max(target.rows, gone.rows);
       target.replaceRowsOf(gone);
+      if (gone.heldBack != null && !gone.heldBack.isEmpty()) {
+        heldBack(target).takeFrom(gone.heldBack); // given with the target's, or dropped with it
+      }
       open.remove(gone);
       inGrace.remove(gone);
       marks.remove(gone);
@@ -149,10 +152,8 @@ final class PanedSessions<K, R> {
       } else if (earlierFirst) {
         inGrace.firstMovedEarlier(target);
       }
-      if (end(target) > writtenThrough) {
-        row(target, Timing.LATE, false);
-        counters.lateUpdate();
-      }
+      row(target, Timing.LATE, false, writtenThrough);
+      counters.lateUpdate();
       return;
     }
     if (earlierFirst) {
@@ -197,10 +198,8 @@ final class PanedSessions<K, R> {
     if (end <= watermark) { // within the grace period: it never had an on-time row
       s.complete = true;
       inGrace.add(s, retireAt(s));
-      if (end > writtenThrough) {
-        row(s, Timing.LATE, false);
-        counters.lateUpdate();
-      }
+      row(s, Timing.LATE, false, writtenThrough);
+      counters.lateUpdate();
     } else {
       open.add(s, end);
       markFrom(s, newest);
@@ -256,8 +255,8 @@ final class PanedSessions<K, R> {
     while (marks.size() > 0 && marks.peekKey() <= newest) {
       PanedSession s = marks.poll();
       long end = end(s);
-      if (end > writtenThrough && changed(s, end)) {
-        row(s, Timing.EARLY, false);
+      if (changed(s, end)) {
+        row(s, Timing.EARLY, false, writtenThrough);
         counters.earlyRow();
       }
       s.nextMark = PaneMarks.firstMarkAfter(s.first, end, earlyMillis, newest);
@@ -277,7 +276,7 @@ final class PanedSessions<K, R> {
   /**
    * Each open session the watermark reaches gets its on-time row (final iff it retires at once), in
    * ascending (end, first, opening order); then the complete sessions whose grace period the
-   * watermark passed retire. No row for a session that ends by {@code writtenThrough}.
+   * watermark passed retire (dropping the rows they held back, {@link #row}).
    */
   void close(long watermark, long writtenThrough) {
     while (open.size() > 0 && open.peekKey() <= watermark) {
@@ -293,9 +292,7 @@ final class PanedSessions<K, R> {
       s.complete = true;
       counters.windowFinalized();
       boolean retires = TimeMath.saturatedAdd(end, graceMillis) <= watermark;
-      if (end > writtenThrough) {
-        row(s, Timing.ON_TIME, retires);
-      }
+      row(s, Timing.ON_TIME, retires, writtenThrough);
       if (retires) {
         retire(s);
       } else {
@@ -314,31 +311,52 @@ final class PanedSessions<K, R> {
     }
   }
 
-  /** A row of the session's whole value, replacing its rows under other starts. */
-  private void row(PanedSession s, Timing timing, boolean isFinal) {
+  /**
+   * A row of the session's whole value, replacing its rows under other starts. While the session
+   * ends by {@code writtenThrough} the row is held back in the session (a new owner re-reading a
+   * partition cannot tell yet whether the session is part of one written before, which ended by
+   * then, or the beginning of one that will grow past it); once it ends later, its held rows go
+   * into the log first, in order. A session that retires with rows held back drops them.
+   */
+  private void row(PanedSession s, Timing timing, boolean isFinal, long writtenThrough) {
+    long end = end(s);
+    PaneLog<K, R> to = log;
+    if (end <= writtenThrough) {
+      to = heldBack(s);
+    } else if (s.heldBack != null && !s.heldBack.isEmpty()) {
+      log.takeFrom(s.heldBack);
+    }
     if (s.rowed && s.rowFirst != s.first) {
       s.replace(s.rowFirst);
     }
     if (s.replacedCount > 0) {
       Arrays.sort(s.replaced, 0, s.replacedCount);
       for (int i = 0; i < s.replacedCount; i++) {
-        log.replaces(s.replaced[i]);
+        to.replaces(s.replaced[i]);
       }
       s.replacedCount = 0;
     }
-    long end = end(s);
     Object key = keys.key(s.keyId);
     int index = s.rows++;
     if (longFold != null) {
-      log.addLong(s.first, end, key, s.longAccumulator, timing, index, isFinal);
+      to.addLong(s.first, end, key, s.longAccumulator, timing, index, isFinal);
       s.rowLong = s.longAccumulator;
     } else {
-      log.addObject(s.first, end, key, s.objectAccumulator, timing, index, isFinal);
+      to.addObject(s.first, end, key, s.objectAccumulator, timing, index, isFinal);
       s.shared = true;
     }
     s.rowed = true;
     s.rowFirst = s.first;
     s.rowEnd = end;
+  }
+
+  /** The rows the session holds back while it ends by the written-through end. */
+  @SuppressWarnings("unchecked") // every session's log holds this store's rows
+  private PaneLog<K, R> heldBack(PanedSession s) {
+    if (s.heldBack == null) {
+      s.heldBack = new PaneLog<>(aggregator, longFold != null);
+    }
+    return (PaneLog<K, R>) s.heldBack;
   }
 
   /** A complete session's state goes for good: off its key's list, back to the pool. */

@@ -48,9 +48,31 @@ interface GroupSink extends AutoCloseable {
       int index,
       boolean isFinal);
 
-  /** Writes a per-partition result of {@link KafkaWindows#pollFinalized()}, with its pane. */
+  /**
+   * Deletes the row of a session that the next row replaces (semantics rule 56), unless it was
+   * written by a newer generation. Only the pane sink takes it.
+   *
+   * @param writer the instance that writes, for the messages
+   * @param generation the writer's generation as it writes
+   * @param topic the topic of the row's partition
+   * @param partition the row's partition
+   * @param windowStart the replaced row's start, epoch milliseconds
+   * @param key the key
+   */
+  default void delete(
+      String writer, int generation, String topic, int partition, long windowStart, String key) {
+    throw new UnsupportedOperationException("only the pane sink has rows that are replaced");
+  }
+
+  /**
+   * Writes a per-partition result of {@link KafkaWindows#pollFinalized()}, with its pane, after
+   * deleting the rows it replaces.
+   */
   default void write(String writer, int generation, WindowResult<String, Long> r) {
     TopicPartition tp = (TopicPartition) r.source();
+    for (long start : r.replaces()) {
+      delete(writer, generation, tp.topic(), tp.partition(), start, r.key());
+    }
     write(
         writer,
         generation,

@@ -95,6 +95,16 @@ class HandOverModelTest {
     perPartition(Trials.of(1_000), Kind.HOPPING_PANES);
   }
 
+  /**
+   * Session windows with early results, a grace period, or both (rule 56): a session's rows, the
+   * ones that replace earlier rows included, are those of one uninterrupted reading, and the sink
+   * that deletes the replaced rows ends with its rows.
+   */
+  @Test
+  void perPartitionSessionEarlyAndLateRowsAreThoseOfOneReadingAcrossManyOwnerChanges() {
+    perPartition(Trials.of(1_500), Kind.SESSIONS_PANES);
+  }
+
   /** The window kind of a trace. */
   enum Kind {
     TUMBLING,
@@ -103,7 +113,9 @@ class HandOverModelTest {
     /** Tumbling windows with early results, a grace period, or both. */
     TUMBLING_PANES,
     /** Hopping windows with early results, a grace period, or both. */
-    HOPPING_PANES
+    HOPPING_PANES,
+    /** Session windows with early results, a grace period, or both. */
+    SESSIONS_PANES
   }
 
   private void perPartition(int traces, Kind kind) {
@@ -142,6 +154,11 @@ class HandOverModelTest {
   @Test
   void mergedHoppingEarlyAndLateRowsASingleConsumerRestartedAgainAndAgainLosesNoRecord() {
     merged(Trials.of(600), Kind.HOPPING_PANES);
+  }
+
+  @Test
+  void mergedSessionEarlyAndLateRowsASingleConsumerRestartedAgainAndAgainLosesNoRecord() {
+    merged(Trials.of(800), Kind.SESSIONS_PANES);
   }
 
   private void merged(int traces, Kind kind) {
@@ -403,12 +420,12 @@ class HandOverModelTest {
           kind == Kind.HOPPING || kind == Kind.HOPPING_PANES
               ? Duration.ofMinutes(1 + random.nextInt(3))
               : null;
-      this.gap = kind == Kind.SESSIONS ? Duration.ofSeconds(30 + random.nextInt(150)) : null;
+      boolean sessions = kind == Kind.SESSIONS || kind == Kind.SESSIONS_PANES;
+      this.gap = sessions ? Duration.ofSeconds(30 + random.nextInt(150)) : null;
       this.maxSessionSpan =
-          kind == Kind.SESSIONS && random.nextBoolean()
-              ? Duration.ofMinutes(5 + random.nextInt(10))
-              : null;
-      boolean panes = kind == Kind.TUMBLING_PANES || kind == Kind.HOPPING_PANES;
+          sessions && random.nextBoolean() ? Duration.ofMinutes(5 + random.nextInt(10)) : null;
+      boolean panes =
+          kind == Kind.TUMBLING_PANES || kind == Kind.HOPPING_PANES || kind == Kind.SESSIONS_PANES;
       int which = panes ? random.nextInt(3) : -1; // early results, a grace period, or both
       this.early = which == 0 || which == 2 ? Duration.ofSeconds(20 + random.nextInt(100)) : null;
       this.grace = which == 1 || which == 2 ? Duration.ofSeconds(1 + random.nextInt(300)) : null;
@@ -448,13 +465,13 @@ class HandOverModelTest {
     }
 
     KafkaWindows.Builder<Long, Set<Long>> builder() {
-      if (gap != null) {
-        KafkaWindows.Builder<Long, Set<Long>> b =
-            KafkaWindows.sessions(gap, new Ids()).allowedLateness(lateness);
-        return maxSessionSpan == null ? b : b.maxSessionSpan(maxSessionSpan);
-      }
       KafkaWindows.Builder<Long, Set<Long>> b =
-          KafkaWindows.builder(SIZE, new Ids()).allowedLateness(lateness);
+          gap != null
+              ? KafkaWindows.sessions(gap, new Ids()).allowedLateness(lateness)
+              : KafkaWindows.builder(SIZE, new Ids()).allowedLateness(lateness);
+      if (maxSessionSpan != null) {
+        b.maxSessionSpan(maxSessionSpan);
+      }
       if (early != null) {
         b.earlyResults(early);
       }
@@ -480,9 +497,15 @@ class HandOverModelTest {
           rewrites.add(pane + ": " + before + " -> " + r.value() + " at the same index");
         }
         long[] before2 = held.get(key);
-        if (before2 != null
-            && (before2[0] > generation || (before2[0] == generation && before2[1] > r.index()))) {
+        if (newer(before2, generation, r.index())) {
           return; // a stale row: the sink refuses it
+        }
+        for (long start : r.replaces()) { // sessions: delete what this row replaces, unless newer
+          List<Object> gone = Arrays.asList(start, r.source(), r.key());
+          if (!newer(held.get(gone), generation, r.index())) {
+            held.remove(gone);
+            rows.remove(gone);
+          }
         }
         held.put(key, new long[] {generation, r.index()});
         rows.put(key, r.value());
@@ -492,6 +515,11 @@ class HandOverModelTest {
       if (before != null && !before.equals(r.value())) {
         rewrites.add(key + ": " + before + " -> " + r.value());
       }
+    }
+
+    /** Whether a held (generation, index) is newer than a row's. */
+    boolean newer(long[] held, int generation, int index) {
+      return held != null && (held[0] > generation || (held[0] == generation && held[1] > index));
     }
 
     Owner newOwner() {
@@ -709,6 +737,9 @@ class HandOverModelTest {
       w.onPoll(records, r -> r.key(), r -> Long.parseLong(r.value()));
       w.finishAll();
       for (WindowResult<String, Set<Long>> r : w.pollFinalized()) {
+        for (long start : r.replaces()) {
+          rows.remove(Arrays.asList(start, r.source(), r.key()));
+        }
         rows.put(Arrays.asList(r.start(), r.source(), r.key()), r.value()); // the last index wins
         if (trace.early != null || trace.grace != null) {
           paneRows.put(Arrays.asList(r.start(), r.source(), r.key(), r.index()), r.value());

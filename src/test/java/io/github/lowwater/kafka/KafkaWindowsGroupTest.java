@@ -228,6 +228,34 @@ class KafkaWindowsGroupTest {
     hoppingPanesRun(Protocol.KIP848);
   }
 
+  @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  void classicSessionGroupWritesTheEarlyAndLateRowsOfOneReadingThroughScalingRestartsAndACrash()
+      throws Exception {
+    sessionPanesRun(Protocol.CLASSIC);
+  }
+
+  @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  void kip848SessionGroupWritesTheEarlyAndLateRowsOfOneReadingThroughScalingRestartsAndACrash()
+      throws Exception {
+    sessionPanesRun(Protocol.KIP848);
+  }
+
+  /**
+   * The sessions of {@link #sessionRun} with the panes of {@link #panesRun}, early results every 5
+   * s (a session of a key is seldom a minute long) (semantics rule 56): sessions grow and merge
+   * over rows already written, which the sink deletes when the next row replaces them; no record is
+   * late (one up to a minute behind its partition's newest has {@code t + gap + grace} above the
+   * watermark, the newest less 30 s).
+   */
+  static void sessionPanesRun(Protocol protocol) throws Exception {
+    new GroupRun("group-session-panes-" + protocol.id, protocol)
+        .sessions(Duration.ofSeconds(8), Duration.ofMinutes(5))
+        .panes(Duration.ofSeconds(5), GRACE, PANE_LATENESS)
+        .runAndVerify();
+  }
+
   /**
    * Five-minute windows every minute with the panes of {@link #panesRun}: a record up to a minute
    * behind its partition's newest falls into five windows, none retired (the first one ends above
@@ -1245,6 +1273,11 @@ class KafkaWindowsGroupTest {
               @Override
               public void visit(TopicPartition tp, long start, long end, String key, Long result) {
                 throw new AssertionError("a sumLong row comes through visitLongPane");
+              }
+
+              @Override
+              public void visitReplaced(TopicPartition tp, long start, String key) {
+                sink.delete(name, generation, tp.topic(), tp.partition(), start, key);
               }
 
               @Override

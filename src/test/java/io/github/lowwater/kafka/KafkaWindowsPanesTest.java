@@ -122,7 +122,7 @@ class KafkaWindowsPanesTest {
    */
   @Test
   void aSecondOwnerFromTheLastCommitContinuesTheFirstOwnersRowSequenceExactly() {
-    replay(new java.util.Random(18), io.github.lowwater.testing.Trials.of(1_000), false);
+    replay(new java.util.Random(18), io.github.lowwater.testing.Trials.of(1_000), false, false);
   }
 
   /**
@@ -132,10 +132,21 @@ class KafkaWindowsPanesTest {
    */
   @Test
   void aSecondOwnerOfHoppingWindowsFromTheLastCommitContinuesTheFirstOwnersRowSequenceExactly() {
-    replay(new java.util.Random(55), io.github.lowwater.testing.Trials.of(600), true);
+    replay(new java.util.Random(55), io.github.lowwater.testing.Trials.of(600), true, false);
   }
 
-  private void replay(java.util.Random random, int traces, boolean hopping) {
+  /**
+   * The same for session windows of a one- to three-minute gap (semantics rule 56): sessions grow,
+   * merge and replace their earlier rows, and a session that the second owner re-reads without its
+   * records below the committed offset (part of one the first owner retired) holds its rows back
+   * and drops them when it retires.
+   */
+  @Test
+  void aSecondOwnerOfSessionWindowsFromTheLastCommitContinuesTheFirstOwnersRowSequenceExactly() {
+    replay(new java.util.Random(56), io.github.lowwater.testing.Trials.of(1_000), false, true);
+  }
+
+  private void replay(java.util.Random random, int traces, boolean hopping, boolean sessions) {
     int rewritten = 0;
     for (int trace = 0; trace < traces; trace++) {
       group.clear();
@@ -143,6 +154,7 @@ class KafkaWindowsPanesTest {
       Duration grace = Duration.ofSeconds(random.nextInt(240));
       Duration lateness = Duration.ofSeconds(random.nextInt(3) * 60);
       Duration advance = hopping ? Duration.ofMinutes(1 + random.nextInt(2)) : null;
+      Duration gap = sessions ? Duration.ofSeconds(60 + random.nextInt(120)) : null;
       List<ConsumerRecord<String, String>> log = new ArrayList<>();
       double minute = 0;
       for (int offset = 0; offset < 10 + random.nextInt(40); offset++) {
@@ -160,16 +172,19 @@ class KafkaWindowsPanesTest {
               + " "
               + lateness
               + " advance "
-              + advance;
+              + advance
+              + " gap "
+              + gap;
 
       List<String> one = new ArrayList<>();
-      KafkaWindows<String, Long, Long> reference = replayOwner(early, grace, lateness, advance);
+      KafkaWindows<String, Long, Long> reference =
+          replayOwner(early, grace, lateness, advance, gap);
       KafkaWindowsTest.feed(reference, log);
       reference.finishAll();
       one.addAll(paneRows(reference));
 
       List<String> written = new ArrayList<>();
-      KafkaWindows<String, Long, Long> first = replayOwner(early, grace, lateness, advance);
+      KafkaWindows<String, Long, Long> first = replayOwner(early, grace, lateness, advance, gap);
       int crashAt = random.nextInt(log.size() + 1);
       for (int offset = 0; offset < crashAt; offset++) {
         KafkaWindowsTest.feed(first, log.subList(offset, offset + 1));
@@ -181,7 +196,7 @@ class KafkaWindowsPanesTest {
         }
       }
       long from = group.containsKey(P0) ? group.get(P0).offset() : 0;
-      KafkaWindows<String, Long, Long> second = replayOwner(early, grace, lateness, advance);
+      KafkaWindows<String, Long, Long> second = replayOwner(early, grace, lateness, advance, gap);
       KafkaWindowsTest.feed(second, log.subList((int) from, log.size()));
       second.finishAll();
       java.util.Map<String, String> byPane = new java.util.HashMap<>();
@@ -203,13 +218,18 @@ class KafkaWindowsPanesTest {
     assertThat(rewritten).as("second owners rewrote rows of the first").isPositive();
   }
 
-  /** An owner of P0 from the group's commit; hopping windows if {@code advance} is not null. */
+  /**
+   * An owner of P0 from the group's commit; hopping windows if {@code advance} is not null, session
+   * windows if {@code gap} is not null.
+   */
   KafkaWindows<String, Long, Long> replayOwner(
-      Duration early, Duration grace, Duration lateness, Duration advance) {
+      Duration early, Duration grace, Duration lateness, Duration advance, Duration gap) {
     MockConsumer<String, String> consumer = KafkaWindowsTest.assigned(P0);
     consumer.commitSync(group);
     KafkaWindows.Builder<Object, Long> b =
-        KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.count())
+        (gap != null
+                ? KafkaWindows.sessions(gap, Aggregators.count())
+                : KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.count()))
             .allowedLateness(lateness)
             .earlyResults(early)
             .grace(grace)
@@ -238,7 +258,8 @@ class KafkaWindowsPanesTest {
               + r.value()
               + "/"
               + r.timing()
-              + (r.isFinal() ? "!" : ""));
+              + (r.isFinal() ? "!" : "")
+              + (r.replaces().isEmpty() ? "" : " replaces " + r.replaces()));
     }
     return rows;
   }

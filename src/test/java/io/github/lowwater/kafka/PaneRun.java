@@ -109,12 +109,14 @@ final class PaneRun {
   String summary() {
     return String.format(
         "panes: %d EARLY, %d ON_TIME, %d LATE rows, %d writes refused by (generation, index), %d"
-            + " replaced by a newer generation's lower index; wall-clock rules %s",
+            + " replaced by a newer generation's lower index, %d deleted as replaced; wall-clock"
+            + " rules %s",
         sink.places(Timing.EARLY),
         sink.places(Timing.ON_TIME),
         sink.places(Timing.LATE),
         sink.refused(),
         sink.newerGenerationLowerIndex(),
+        sink.deletes(),
         wallClockRules.isEmpty() ? "none" : wallClockRules);
   }
 
@@ -132,7 +134,8 @@ final class PaneRun {
       long windowMillis,
       KafkaWindows.Builder<Long, Long> options,
       String summary) {
-    TreeMap<Place, Pane> reference = read(topic, topicRecords, options);
+    Map<Place, Long> finalEnds = new HashMap<>();
+    TreeMap<Place, Pane> reference = read(topic, topicRecords, options, finalEnds);
     Set<Integer> exact = new TreeSet<>();
     for (int p = 0; p < partitions; p++) {
       if (!wallClockRules.containsKey(p)) {
@@ -157,9 +160,12 @@ final class PaneRun {
     // 8. After the crash, the next owners wrote for the dead instance's partitions exactly the
     // reference's rows of every window not retired by the dead instance's last commit.
     TreeMap<Place, Pane> afterTheMove = sink.writtenFrom(deadAtSequence, deadExact);
+    // A window not retired by then: its end above the checkpoint's; for a session, the end it
+    // finally had (its rows while it ended below come back from the next owner too, held back
+    // until it grew past that end).
     Predicate<Place> notRetired =
         place ->
-            place.windowStart() + windowMillis
+            finalEnds.getOrDefault(place, place.windowStart() + windowMillis)
                 > deadRetiredThrough.getOrDefault(place.partition(), Long.MIN_VALUE);
     assertThat(differences(only(reference, in(deadExact).and(notRetired)), afterTheMove))
         .as(
@@ -192,7 +198,8 @@ final class PaneRun {
   static TreeMap<Place, Pane> read(
       String topic,
       List<ConsumerRecord<String, String>> records,
-      KafkaWindows.Builder<Long, Long> options) {
+      KafkaWindows.Builder<Long, Long> options,
+      Map<Place, Long> finalEnds) {
     MockConsumer<String, String> consumer = new MockConsumer<>("earliest");
     KafkaWindows<String, Long, Long> windows =
         options.consumer(consumer).clock(new ManualClock(Instant.now())).build();
@@ -210,15 +217,44 @@ final class PaneRun {
     consumer.rebalance(partitions);
     records.forEach(consumer::addRecord);
     TreeMap<Place, Pane> rows = new TreeMap<>(Place.ORDER);
+    List<WindowResult<String, Long>> all = new ArrayList<>();
     for (ConsumerRecords<String, String> batch = consumer.poll(Duration.ZERO);
         !batch.isEmpty();
         batch = consumer.poll(Duration.ZERO)) {
       windows.onPoll(batch, ConsumerRecord::key, r -> Long.parseLong(r.value()));
-      write(windows.pollFinalized(), rows);
+      all.addAll(windows.pollFinalized());
     }
     windows.finishAll();
-    write(windows.pollFinalized(), rows);
+    all.addAll(windows.pollFinalized());
+    write(all, rows);
+    finalEnds.putAll(finalEnds(all));
     return rows;
+  }
+
+  /**
+   * Sessions (rule 56): the end each row's session finally had, by place. A row's session is that
+   * of its (start, partition, key) until a row replaces that start, then the replacing row's.
+   */
+  static Map<Place, Long> finalEnds(List<WindowResult<String, Long>> rows) {
+    Map<List<Object>, List<Object>> replacedBy = new HashMap<>();
+    Map<List<Object>, Long> lastEnd = new HashMap<>();
+    for (WindowResult<String, Long> r : rows) {
+      List<Object> id = List.of(r.start(), r.source(), r.key());
+      lastEnd.put(id, r.end());
+      for (long start : r.replaces()) {
+        replacedBy.put(List.of(start, r.source(), r.key()), id);
+      }
+    }
+    Map<Place, Long> ends = new HashMap<>();
+    for (WindowResult<String, Long> r : rows) {
+      List<Object> id = List.of(r.start(), r.source(), r.key());
+      while (replacedBy.containsKey(id)) {
+        id = replacedBy.get(id);
+      }
+      int partition = ((TopicPartition) r.source()).partition();
+      ends.put(new Place(r.start(), partition, r.key(), r.index()), lastEnd.get(id));
+    }
+    return ends;
   }
 
   private static void write(List<WindowResult<String, Long>> results, Map<Place, Pane> rows) {

@@ -53,6 +53,8 @@ final class PaneSink implements GroupSink {
   private final Connection connection;
   private final PreparedStatement held;
   private final PreparedStatement merge;
+  private final PreparedStatement delete;
+  private long deletes;
   private final Map<Place, Pane> first = new HashMap<>();
   private final List<Write> writes = new ArrayList<>();
   private final Map<Integer, List<String>> violations = new TreeMap<>();
@@ -89,9 +91,44 @@ final class PaneSink implements GroupSink {
                   + " generation = r.generation"
                   + " WHEN NOT MATCHED THEN INSERT VALUES (r.window_start, r.topic,"
                   + " r.kafka_partition, r.k, r.v, r.timing, r.pane_index, r.generation)");
+      // docs/kafka.md, "Sinks for early and late rows": a session row's replaced rows become
+      // tombstones of the replacing writer's generation and the highest index, so that no write
+      // of the same generation, a stale one included, brings them back.
+      delete =
+          connection.prepareStatement(
+              "MERGE INTO counts t USING (VALUES (CAST(? AS BIGINT), CAST(? AS VARCHAR),"
+                  + " CAST(? AS INT), CAST(? AS VARCHAR), CAST(? AS INT)))"
+                  + " AS r(window_start, topic, kafka_partition, k, generation)"
+                  + " ON t.window_start = r.window_start AND t.topic = r.topic"
+                  + " AND t.kafka_partition = r.kafka_partition AND t.k = r.k"
+                  + " WHEN MATCHED AND r.generation >= t.generation THEN"
+                  + " UPDATE SET v = NULL, timing = 'REPLACED', pane_index = 2147483647,"
+                  + " generation = r.generation"
+                  + " WHEN NOT MATCHED THEN INSERT VALUES (r.window_start, r.topic,"
+                  + " r.kafka_partition, r.k, NULL, 'REPLACED', 2147483647, r.generation)");
     } catch (SQLException e) {
       throw new IllegalStateException("could not open the pane sink", e);
     }
+  }
+
+  @Override
+  public synchronized void delete(
+      String writer, int generation, String topic, int partition, long windowStart, String key) {
+    try {
+      delete.setLong(1, windowStart);
+      delete.setString(2, topic);
+      delete.setInt(3, partition);
+      delete.setString(4, key);
+      delete.setInt(5, generation);
+      deletes += delete.executeUpdate();
+    } catch (SQLException e) {
+      throw new IllegalStateException("delete failed", e);
+    }
+  }
+
+  /** How many rows a session row's replacement made tombstones of (inserted or updated). */
+  synchronized long deletes() {
+    return deletes;
   }
 
   @Override
@@ -162,7 +199,8 @@ final class PaneSink implements GroupSink {
   public synchronized TreeMap<Long, TreeMap<String, Long>> sumOverPartitions(String topic) {
     return GroupSink.sums(
         connection,
-        "SELECT window_start, k, SUM(v) FROM counts WHERE topic = ? GROUP BY window_start, k",
+        "SELECT window_start, k, SUM(v) FROM counts WHERE topic = ? AND v IS NOT NULL"
+            + " GROUP BY window_start, k",
         topic);
   }
 
