@@ -48,13 +48,14 @@ final class PerPartitionScope<K, V, R> extends WindowScope<K, V, R> {
     if (checkpoint.watermarkMillis() != WatermarkTracker.NO_WATERMARK) {
       p.windows.seedWatermark(checkpoint.watermarkMillis());
     }
-    // Early results fire when the partition's frontier reaches a mark: from where it stood. For
-    // tumbling and hopping windows this changes no row: the records below the committed offset are
-    // all in retired windows, and every window not retired starts after each of them (a hopping
-    // window that does not hold a record and ends after that record's last window starts after
-    // it), so no mark it could still fire lies at or below their frontier. HandOverModelTest and
-    // the replay tests pass without it. It stays as the rule's statement, for kinds whose windows
-    // are not bounded so (sessions, next).
+    // Early results fire when the partition's frontier reaches a mark: from where it stood. This
+    // changes no row for any kind: the records below the committed offset are all in retired
+    // windows, and every window not retired starts after each of them (a hopping window that does
+    // not hold a record and ends after that record's last window starts after it; a session's
+    // records are held until their gap-long grain ends by every pending session's start), so no
+    // mark it could still fire lies at or below their frontier. HandOverModelTest and the replay
+    // tests pass without it. It stays as the rule's statement (semantics rules 54 to 56), so that
+    // the rows do not rest on that argument alone.
     p.windows.restoreNewestEventTime(checkpoint.frontierMillis());
   }
 

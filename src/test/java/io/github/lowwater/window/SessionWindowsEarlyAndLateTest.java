@@ -174,6 +174,29 @@ class SessionWindowsEarlyAndLateTest {
             "15..25 a=1 ON_TIME#0!");
   }
 
+  /**
+   * {@code markWritten(e)}: a new owner re-reading a partition cannot tell a part of a session
+   * written before (it ended by {@code e}) from the start of one that will grow past {@code e}, so
+   * a session that ends by {@code e} holds its rows back, gives them in order once it grows past
+   * {@code e}, and drops them if it retires first.
+   */
+  @Test
+  void aSessionEndingByTheWrittenEndHoldsItsRowsBackUntilItGrowsPastItAndDropsThemIfItRetires() {
+    SessionWindows<String, Long, Long> w = sum(1_000).earlyResults(Duration.ofMillis(2)).build();
+    w.markWritten(20);
+    w.add(0, "a", 1L); // a: [0, 10)
+    w.add(4, "b", 1L); // b: [4, 14); N = 4 passes a's 2: a's row is held back (10 <= 20)
+    assertThat(rows(w)).isEmpty();
+    w.add(9, "a", 1L); // a: [0, 19); N = 9 passes a's 6 and b's 6: both held back
+    assertThat(rows(w)).isEmpty();
+    w.add(12, "a", 1L); // a: [0, 22), past 20; N = 12 passes a's 10 (b's 10: b is unchanged)
+    assertThat(rows(w))
+        .containsExactly("0..10 a=1 EARLY#0", "0..19 a=2 EARLY#1", "0..22 a=3 EARLY#2");
+    w.finish(); // b's on-time row is held back and dropped as it retires
+    assertThat(rows(w)).containsExactly("0..22 a=3 ON_TIME#3!");
+    assertThat(w.stats().openWindows()).isZero();
+  }
+
   @Test
   void aVisitorThatDoesNotHandleReplacedRowsFailsLoudlyAndTheRowStaysQueued() {
     SessionWindows<String, Long, Long> w = sum(1_000).earlyResults(Duration.ofMillis(5)).build();
