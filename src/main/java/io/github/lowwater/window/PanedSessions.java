@@ -32,7 +32,9 @@ final class PanedSessions<K, R> {
   private final WindowCounters counters;
   private final LongFold longFold;
   private final Aggregator<Object, Object, ?> aggregator;
-  private final PaneLog<K, R> log;
+
+  /** The rows produced, in order, and what each session's next row holds. */
+  private final SessionRows<K, R> rows;
 
   /** The first session not retired of each key id, by first, or {@code null}. */
   private PanedSession[] heads = new PanedSession[16];
@@ -66,7 +68,7 @@ final class PanedSessions<K, R> {
     this.counters = counters;
     this.aggregator = (Aggregator<Object, Object, ?>) (Aggregator<?, Object, ?>) aggregator;
     this.longFold = aggregator instanceof LongFold ? (LongFold) aggregator : null;
-    this.log = new PaneLog<>(aggregator, longFold != null);
+    this.rows = new SessionRows<>(keys, aggregator, longFold != null);
   }
 
   private long end(PanedSession s) {
@@ -94,7 +96,7 @@ final class PanedSessions<K, R> {
    * aggregator's {@code add} or {@code merge} that changes an accumulator not shared with a row and
    * then throws leaves that change, as without panes). A complete session, or one opened past its
    * end, gives a {@code LATE} row now; an open one gets its next early mark above {@code newest}. A
-   * session that ends by {@code writtenThrough} holds its rows back ({@link #row}).
+   * session that ends by {@code writtenThrough} holds its rows back ({@link SessionRows}).
    */
   void accumulate(
       int keyId, long t, Object value, long watermark, long writtenThrough, long newest) {
@@ -126,11 +128,7 @@ final class PanedSessions<K, R> {
     for (int i = 0; i < merged; i++) {
       PanedSession gone = target.next;
       target.next = gone.next;
-      target.rows = Math.max(target.rows, gone.rows);
-      target.replaceRowsOf(gone);
-      if (gone.heldBack != null && !gone.heldBack.isEmpty()) {
-        heldBack(target).takeFrom(gone.heldBack); // given with the target's, or dropped with it
-      }
+      rows.absorbed(target, gone);
       open.remove(gone);
       inGrace.remove(gone);
       marks.remove(gone);
@@ -152,7 +150,7 @@ final class PanedSessions<K, R> {
       } else if (earlierFirst) {
         inGrace.firstMovedEarlier(target);
       }
-      row(target, Timing.LATE, false, writtenThrough);
+      rows.row(target, end(target), Timing.LATE, false, writtenThrough);
       counters.lateUpdate();
       return;
     }
@@ -198,7 +196,7 @@ final class PanedSessions<K, R> {
     if (end <= watermark) { // within the grace period: it never had an on-time row
       s.complete = true;
       inGrace.add(s, retireAt(s));
-      row(s, Timing.LATE, false, writtenThrough);
+      rows.row(s, end, Timing.LATE, false, writtenThrough);
       counters.lateUpdate();
     } else {
       open.add(s, end);
@@ -255,8 +253,8 @@ final class PanedSessions<K, R> {
     while (marks.size() > 0 && marks.peekKey() <= newest) {
       PanedSession s = marks.poll();
       long end = end(s);
-      if (changed(s, end)) {
-        row(s, Timing.EARLY, false, writtenThrough);
+      if (rows.changed(s, end)) {
+        rows.row(s, end, Timing.EARLY, false, writtenThrough);
         counters.earlyRow();
       }
       s.nextMark = PaneMarks.firstMarkAfter(s.first, end, earlyMillis, newest);
@@ -266,17 +264,10 @@ final class PanedSessions<K, R> {
     }
   }
 
-  private boolean changed(PanedSession s, long end) {
-    if (!s.rowed || s.rowFirst != s.first || s.rowEnd != end) {
-      return true;
-    }
-    return longFold != null ? s.rowLong != s.longAccumulator : !s.shared;
-  }
-
   /**
    * Each open session the watermark reaches gets its on-time row (final iff it retires at once), in
    * ascending (end, first, opening order); then the complete sessions whose grace period the
-   * watermark passed retire (dropping the rows they held back, {@link #row}).
+   * watermark passed retire (dropping the rows they held back, {@link SessionRows}).
    */
   void close(long watermark, long writtenThrough) {
     while (open.size() > 0 && open.peekKey() <= watermark) {
@@ -292,7 +283,7 @@ final class PanedSessions<K, R> {
       s.complete = true;
       counters.windowFinalized();
       boolean retires = TimeMath.saturatedAdd(end, graceMillis) <= watermark;
-      row(s, Timing.ON_TIME, retires, writtenThrough);
+      rows.row(s, end, Timing.ON_TIME, retires, writtenThrough);
       if (retires) {
         retire(s);
       } else {
@@ -309,54 +300,6 @@ final class PanedSessions<K, R> {
       inGrace.poll();
       retire(s);
     }
-  }
-
-  /**
-   * A row of the session's whole value, replacing its rows under other starts. While the session
-   * ends by {@code writtenThrough} the row is held back in the session (a new owner re-reading a
-   * partition cannot tell yet whether the session is part of one written before, which ended by
-   * then, or the beginning of one that will grow past it); once it ends later, its held rows go
-   * into the log first, in order. A session that retires with rows held back drops them.
-   */
-  private void row(PanedSession s, Timing timing, boolean isFinal, long writtenThrough) {
-    long end = end(s);
-    PaneLog<K, R> to = log;
-    if (end <= writtenThrough) {
-      to = heldBack(s);
-    } else if (s.heldBack != null && !s.heldBack.isEmpty()) {
-      log.takeFrom(s.heldBack);
-    }
-    if (s.rowed && s.rowFirst != s.first) {
-      s.replace(s.rowFirst);
-    }
-    if (s.replacedCount > 0) {
-      Arrays.sort(s.replaced, 0, s.replacedCount);
-      for (int i = 0; i < s.replacedCount; i++) {
-        to.replaces(s.replaced[i]);
-      }
-      s.replacedCount = 0;
-    }
-    Object key = keys.key(s.keyId);
-    int index = s.rows++;
-    if (longFold != null) {
-      to.addLong(s.first, end, key, s.longAccumulator, timing, index, isFinal);
-      s.rowLong = s.longAccumulator;
-    } else {
-      to.addObject(s.first, end, key, s.objectAccumulator, timing, index, isFinal);
-      s.shared = true;
-    }
-    s.rowed = true;
-    s.rowFirst = s.first;
-    s.rowEnd = end;
-  }
-
-  /** The rows the session holds back while it ends by the written-through end. */
-  @SuppressWarnings("unchecked") // every session's log holds this store's rows
-  private PaneLog<K, R> heldBack(PanedSession s) {
-    if (s.heldBack == null) {
-      s.heldBack = new PaneLog<>(aggregator, longFold != null);
-    }
-    return (PaneLog<K, R>) s.heldBack;
   }
 
   /** A complete session's state goes for good: off its key's list, back to the pool. */
@@ -403,7 +346,7 @@ final class PanedSessions<K, R> {
    * Long.MAX_VALUE}. O(sessions + rows).
    */
   long oldestPendingStart() {
-    long oldest = log.oldestStart();
+    long oldest = rows.oldestWaitingStart();
     for (int i = 0; i < open.size(); i++) {
       oldest = Math.min(oldest, open.at(i).first);
     }
@@ -415,7 +358,7 @@ final class PanedSessions<K, R> {
 
   /** The sessions not retired, and the rows waiting for a drain. */
   int pending() {
-    return open.size() + inGrace.size() + log.size();
+    return open.size() + inGrace.size() + rows.waiting();
   }
 
   /** Sets the bit of the key id of every session not retired. */
@@ -431,22 +374,22 @@ final class PanedSessions<K, R> {
   }
 
   boolean noneReady() {
-    return log.isEmpty();
+    return rows.waiting() == 0;
   }
 
   int readyResults() {
-    return log.size();
+    return rows.waiting();
   }
 
   void visitReady(ResultVisitor<? super K, ? super R> visitor) {
-    log.visitAll(visitor);
+    rows.visitAll(visitor);
   }
 
   void takeReady() {
-    log.takeAll();
+    rows.takeAll();
   }
 
   int drainReady(ResultVisitor<? super K, ? super R> visitor) {
-    return log.drain(visitor);
+    return rows.drain(visitor);
   }
 }
