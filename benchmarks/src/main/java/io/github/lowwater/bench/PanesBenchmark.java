@@ -8,6 +8,7 @@ import io.github.lowwater.window.EventTimeOptions;
 import io.github.lowwater.window.EventTimeWindows;
 import io.github.lowwater.window.HoppingWindows;
 import io.github.lowwater.window.ResultVisitor;
+import io.github.lowwater.window.SessionWindows;
 import io.github.lowwater.window.Timing;
 import io.github.lowwater.window.TumblingWindows;
 import java.time.Duration;
@@ -30,9 +31,11 @@ import org.openjdk.jmh.infra.Blackhole;
 /**
  * The cost of panes (issue 18) on one-minute windows, tumbling, or hopping every 5 s as in {@link
  * WindowKindsBenchmark} ({@code kind=hopping}: 12 windows per event, which panes keep whole, one
- * fold per window, where {@code none} folds once into a 5 s slice), the feed of {@link
- * WindowsBenchmark} drained once per poll through a visitor that takes the pane ({@code
- * visitLongPane}):
+ * fold per window, where {@code none} folds once into a 5 s slice), or session windows of a 2 s gap
+ * ({@code kind=sessions2s}: at 100,000 keys a session opens and closes nearly per event, the hard
+ * case of {@link WindowKindsBenchmark}) or a 30 s one ({@code sessions30s}: every key's session
+ * stays open), the feed of {@link WindowsBenchmark} drained once per poll through a visitor that
+ * takes the pane ({@code visitLongPane}):
  *
  * <ul>
  *   <li>{@code panes=none}: no early results, no grace period (today's path, the baseline);
@@ -78,7 +81,7 @@ public class PanesBenchmark {
     @Param({"none", "early10s", "early1s", "grace30s", "early10sGrace30s"})
     String panes;
 
-    @Param({"tumbling", "hopping"})
+    @Param({"tumbling", "hopping", "sessions2s", "sessions30s"})
     String kind;
 
     CachedClock clock;
@@ -90,11 +93,19 @@ public class PanesBenchmark {
     public void setUp(FeedInput input, Blackhole bh) {
       clock = new CachedClock(Clock.system());
       windows =
-          kind.equals("hopping")
-              ? configure(
-                      HoppingWindows.builder(SIZE, Duration.ofSeconds(5), Aggregators.sumLong()))
-                  .build()
-              : configure(TumblingWindows.builder(SIZE, Aggregators.sumLong())).build();
+          switch (kind) {
+            case "hopping" ->
+                configure(
+                        HoppingWindows.builder(SIZE, Duration.ofSeconds(5), Aggregators.sumLong()))
+                    .build();
+            case "sessions2s" ->
+                configure(SessionWindows.builder(Duration.ofSeconds(2), Aggregators.sumLong()))
+                    .build();
+            case "sessions30s" ->
+                configure(SessionWindows.builder(Duration.ofSeconds(30), Aggregators.sumLong()))
+                    .build();
+            default -> configure(TumblingWindows.builder(SIZE, Aggregators.sumLong())).build();
+          };
       handles = new WatermarkTracker.Source[input.sources];
       for (int p = 0; p < input.sources; p++) {
         handles[p] = windows.source(input.sourceKeys[p]);
@@ -139,6 +150,12 @@ public class PanesBenchmark {
       bh.consume(value);
       bh.consume(index);
       rows.rows++;
+    }
+
+    /** Sessions: a row that replaces another, which a sink deletes; not counted as a row. */
+    @Override
+    public void visitReplaced(long start, String key) {
+      bh.consume(start);
     }
   }
 
