@@ -247,7 +247,10 @@ final class PanedSessions<K, R> {
   /**
    * Rule 50 for sessions: every open session with an early mark at or below {@code newest} fires
    * once, in ascending (mark, first, opening order); an {@code EARLY} row if it changed since its
-   * last row (value, start or end).
+   * last row (value, start or end). A session that fired then equals its last row, so no later mark
+   * could give it a row until an event changes it: it leaves the mark heap, and the change gives it
+   * its next mark above the newest event time then ({@link #markFrom}), the mark it would have
+   * reached unchanged.
    */
   void newestRose(long newest, long writtenThrough) {
     while (marks.size() > 0 && marks.peekKey() <= newest) {
@@ -257,10 +260,7 @@ final class PanedSessions<K, R> {
         rows.row(s, end, Timing.EARLY, false, writtenThrough);
         counters.earlyRow();
       }
-      s.nextMark = PaneMarks.firstMarkAfter(s.first, end, earlyMillis, newest);
-      if (s.nextMark != WindowEntries.NO_MARK) {
-        marks.add(s, s.nextMark); // above newest: not polled again in this loop
-      }
+      s.nextMark = WindowEntries.NO_MARK;
     }
   }
 

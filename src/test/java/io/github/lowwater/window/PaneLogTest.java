@@ -19,7 +19,7 @@ class PaneLogTest {
           (Aggregator<?, Object, Long>) (Aggregator<?, ?, ?>) Aggregators.sumLong(), true);
 
   /** Records rows as {@code key=value TIMING#index} and {@code !} if final; throws at one key. */
-  static final class Recorder<R> implements ResultVisitor<String, R> {
+  static class Recorder<R> implements ResultVisitor<String, R> {
     final List<String> seen = new ArrayList<>();
     String failAt;
 
@@ -146,5 +146,98 @@ class PaneLogTest {
     }
     assertThatThrownBy(() -> log.drain(visitor)).hasMessage("result of boom");
     assertThat(log.size()).isEqualTo(39);
+  }
+
+  /** Records replaced starts as {@code -start:key} before the row they come with. */
+  static final class ReplacingRecorder extends Recorder<Long> {
+    @Override
+    public void visitReplaced(long start, String key) {
+      if (("-" + key).equals(failAt)) {
+        failAt = null;
+        throw new IllegalStateException("sink down at the replacement of " + key);
+      }
+      seen.add("-" + start + ":" + key);
+    }
+  }
+
+  /**
+   * Sessions (rule 56): each row's replaced starts come just before it, in order, through partial
+   * drains that throw at a replacement or at a row (the row and its starts come again), and through
+   * the compaction and growth of both the rows and the starts.
+   */
+  @Test
+  void replacedStartsComeWithTheirRowThroughThrowsCompactionAndGrowth() {
+    List<String> expected = new ArrayList<>();
+    List<String> seen = new ArrayList<>();
+    int next = 0;
+    for (int round = 0; round < 6; round++) {
+      for (int i = 0; i < 11; i++, next++) {
+        String key = "k" + next;
+        for (int r = 0; r < next % 3; r++) { // 0 to 2 starts per row
+          longs.replaces(100L * next + r);
+          expected.add("-" + (100L * next + r) + ":" + key);
+        }
+        longs.addLong(0, 10, key, next, Timing.EARLY, next % 3, false);
+        expected.add("0-10:" + key + "=" + next + " EARLY#" + next % 3);
+      }
+      ReplacingRecorder visitor = new ReplacingRecorder();
+      int failing = next - 3; // a row, or the first start of a row with starts
+      while (round % 2 == 1 && failing % 3 == 0) {
+        failing--;
+      }
+      visitor.failAt = (round % 2 == 0 ? "k" : "-k") + failing;
+      assertThatThrownBy(() -> longs.drain(visitor)).hasMessageContaining("sink down");
+      seen.addAll(keepWholeRows(visitor.seen));
+      if (round % 3 == 2) {
+        continue; // leave rows waiting: the next round's rows and starts go behind them
+      }
+      ReplacingRecorder again = new ReplacingRecorder();
+      longs.drain(again);
+      seen.addAll(again.seen);
+    }
+    ReplacingRecorder last = new ReplacingRecorder();
+    longs.drain(last);
+    seen.addAll(last.seen);
+    assertThat(seen).isEqualTo(expected);
+    assertThat(longs.isEmpty()).isTrue();
+  }
+
+  /** The lines of whole rows: a row's starts without their row (it threw) are seen again. */
+  private static List<String> keepWholeRows(List<String> lines) {
+    int end = lines.size();
+    while (end > 0 && lines.get(end - 1).startsWith("-")) {
+      end--;
+    }
+    return new ArrayList<>(lines.subList(0, end));
+  }
+
+  /** {@code takeFrom} moves rows with their starts, in order, and empties the other log. */
+  @Test
+  void takeFromMovesRowsWithTheirReplacedStartsAndEmptiesTheOther() {
+    @SuppressWarnings("unchecked")
+    PaneLog<String, Long> held =
+        new PaneLog<>(
+            (Aggregator<?, Object, Long>) (Aggregator<?, ?, ?>) Aggregators.sumLong(), true);
+    longs.addLong(0, 5, "a", 1, Timing.EARLY, 0, false);
+    held.addLong(0, 10, "b", 2, Timing.EARLY, 0, false);
+    held.replaces(7);
+    held.replaces(8);
+    held.addLong(0, 12, "b", 3, Timing.ON_TIME, 1, true);
+    longs.takeFrom(held);
+    assertThat(held.isEmpty()).isTrue();
+    longs.replaces(9);
+    longs.addLong(0, 20, "b", 4, Timing.LATE, 2, false);
+    ReplacingRecorder visitor = new ReplacingRecorder();
+    assertThat(longs.drain(visitor)).isEqualTo(4);
+    assertThat(visitor.seen)
+        .containsExactly(
+            "0-5:a=1 EARLY#0",
+            "0-10:b=2 EARLY#0",
+            "-7:b",
+            "-8:b",
+            "0-12:b=3 ON_TIME#1!",
+            "-9:b",
+            "0-20:b=4 LATE#2");
+    assertThat(longs.oldestStart()).isEqualTo(Long.MAX_VALUE);
   }
 }

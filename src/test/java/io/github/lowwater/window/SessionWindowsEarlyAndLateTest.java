@@ -198,6 +198,123 @@ class SessionWindowsEarlyAndLateTest {
   }
 
   @Test
+  void sessionsWithTheSameEndComeInTheOrderOfTheirStartAlsoAfterAStartMovedEarlier() {
+    SessionWindows<String, Long, Long> w = sum(1_000).earlyResults(Duration.ofSeconds(1)).build();
+    w.add(10, "b", 1L); // [10, 20), opened first
+    w.add(10, "a", 1L); // [10, 20)
+    w.add(5, "a", 1L); // a: [5, 20), the same end as b's and an earlier start
+    w.finish();
+    assertThat(rows(w)).containsExactly("5..20 a=2 ON_TIME#0!", "10..20 b=1 ON_TIME#0!");
+  }
+
+  @Test
+  void aSessionThatAbsorbsFiveSessionsWithRowsReplacesTheirFiveStartsInOneRow() {
+    SessionWindows<String, Long, Long> w = sum(1_000).earlyResults(Duration.ofMillis(5)).build();
+    for (long t = 0; t <= 100; t += 20) {
+      w.add(t, "a", 1L); // six sessions [t, t + 10); each later one fires the one before
+    }
+    w.add(120, "b", 1L); // N = 120 fires [100, 110)
+    assertThat(rows(w)).hasSize(6).allMatch(r -> r.endsWith(" a=1 EARLY#0"));
+    for (long t = 9; t < 100; t += 20) {
+      w.add(t, "a", 1L); // the session grows to t + 10
+      w.add(t + 6, "a", 1L); // and joins the next one: no mark below N = 120 is left to fire
+    }
+    assertThat(rows(w)).isEmpty();
+    w.finish();
+    assertThat(rows(w))
+        .containsExactly(
+            "0..110 a=16 ON_TIME#1! replaces [20, 40, 60, 80, 100]", "120..130 b=1 ON_TIME#0!");
+  }
+
+  /**
+   * The held-back rows of {@code markWritten} at their edges: a row of a session ending exactly at
+   * the written end is held; a session absorbed with rows held back hands them to the one it joins,
+   * in order, before that one's own; they come out once the session ends past the written end.
+   */
+  @Test
+  void heldBackRowsAtTheWrittenEndAndThroughAMergeComeOutInOrderOncePastIt() {
+    SessionWindows<String, Long, Long> w = sum(100).earlyResults(Duration.ofMillis(1)).build();
+    w.markWritten(20);
+    w.add(0, "a", 1L); // A: [0, 10)
+    w.add(10, "a", 1L); // P: [10, 20); N = 10 fires A: held back (10 <= 20)
+    w.add(11, "x", 1L); // N = 11 fires P: held back, its end exactly 20
+    assertThat(rows(w)).isEmpty();
+    w.add(5, "a", 1L); // joins A and P: [0, 20), P's held row with A's
+    w.add(12, "y", 1L); // N = 12 fires a (held back, replacing 10), then x
+    assertThat(rows(w)).containsExactly("11..21 x=1 EARLY#0");
+    w.add(19, "a", 1L); // a: [0, 29), past 20; N = 19 fires a: its held rows first, in order
+    assertThat(rows(w))
+        .containsExactly(
+            "0..10 a=1 EARLY#0",
+            "10..20 a=1 EARLY#0",
+            "0..20 a=3 EARLY#1 replaces [10]",
+            "0..29 a=4 EARLY#2",
+            "12..22 y=1 EARLY#0");
+  }
+
+  /** A session that retires with rows held back drops them, and its pooled object forgets them. */
+  @Test
+  void aSessionThatRetiresWithRowsHeldBackDropsThemAndTheNextSessionOfItsSlotStartsClean() {
+    SessionWindows<String, Long, Long> w = sum(0).earlyResults(Duration.ofMillis(1)).build();
+    w.markWritten(20);
+    w.add(0, "k", 1L); // K: [0, 10)
+    w.add(5, "k", 1L); // K: [0, 15); N = 5 fires it: held back
+    w.add(15, "z", 1L); // W = 15: K on time, held back, and retires: both rows dropped
+    assertThat(rows(w)).isEmpty();
+    w.add(16, "m", 1L); // M: [16, 26), in K's pooled object; N = 16 fires Z
+    w.add(17, "m", 1L); // N = 17 fires M: its own row, nothing of K's
+    assertThat(rows(w)).containsExactly("15..25 z=1 EARLY#0", "16..27 m=2 EARLY#0");
+    assertThat(w.stats().retiredWindows()).isEqualTo(1);
+  }
+
+  @Test
+  void pendingSessionsCountTheLiveOnesAndTheRowsWaitingAndTheOldestStartIsTheirs() {
+    SessionWindows<String, Long, Long> w = sum(0).grace(Duration.ofMillis(10)).build();
+    assertThat(w.pendingSessions()).isZero();
+    assertThat(w.oldestPendingStartMillis()).isEqualTo(Long.MAX_VALUE);
+    w.add(0, "a", 1L); // [0, 10)
+    assertThat(w.pendingSessions()).isEqualTo(1);
+    assertThat(w.oldestPendingStartMillis()).isZero();
+    w.add(12, "b", 1L); // W = 12: a on time, in its grace period until 20; its row waits
+    assertThat(w.pendingSessions()).isEqualTo(3);
+    assertThat(w.oldestPendingStartMillis()).isZero();
+    assertThat(rows(w)).containsExactly("0..10 a=1 ON_TIME#0");
+    assertThat(w.pendingSessions()).isEqualTo(2);
+    w.add(25, "b", 1L); // W = 25: b's [12, 22) on time, a retires; b's [25, 35) opens
+    assertThat(w.pendingSessions()).isEqualTo(3);
+    assertThat(w.oldestPendingStartMillis()).isEqualTo(12);
+    assertThat(rows(w)).containsExactly("12..22 b=1 ON_TIME#0");
+    w.finish();
+    assertThat(w.pendingSessions()).isEqualTo(1); // b's last row waits; [12, 22) retired
+    assertThat(w.oldestPendingStartMillis()).isEqualTo(25);
+    assertThat(rows(w)).containsExactly("25..35 b=1 ON_TIME#0!");
+    assertThat(w.pendingSessions()).isZero();
+    assertThat(w.oldestPendingStartMillis()).isEqualTo(Long.MAX_VALUE);
+  }
+
+  /** The dictionary's sweep keeps the key of a session in its grace period. */
+  @Test
+  void aSweepKeepsTheKeysOfSessionsOpenAndInTheirGracePeriod() {
+    SessionWindows<String, Long, Long> w = sum(0).grace(Duration.ofMillis(500)).build();
+    w.add(0, "gone", 1L); // [0, 10)
+    w.add(400, "held", 1L); // W = 400: gone on time, in its grace period until 510
+    assertThat(rows(w)).containsExactly("0..10 gone=1 ON_TIME#0");
+    w.add(520, "k0", 0L); // W = 520: gone retires; held on time, in its grace period until 910
+    assertThat(rows(w)).containsExactly("400..410 held=1 ON_TIME#0");
+    for (int k = 1; k < 10_000; k++) {
+      w.add(520, "k" + k, (long) k); // the dictionary grows and sweeps
+    }
+    w.add(405, "held", 1L);
+    assertThat(rows(w)).containsExactly("400..415 held=2 LATE#1");
+    w.finish();
+    List<String> last = rows(w);
+    assertThat(last).hasSize(10_000);
+    for (int k = 0; k < 10_000; k++) {
+      assertThat(last.get(k)).isEqualTo("520..530 k" + k + "=" + k + " ON_TIME#0!");
+    }
+  }
+
+  @Test
   void aVisitorThatDoesNotHandleReplacedRowsFailsLoudlyAndTheRowStaysQueued() {
     SessionWindows<String, Long, Long> w = sum(1_000).earlyResults(Duration.ofMillis(5)).build();
     w.add(10, "a", 1L);
