@@ -151,7 +151,9 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
    * seen (in Kafka, per partition: the partition's frontier) first reaches {@code start + k *
    * period} below its end ({@code k >= 1}; semantics rule 50). Driven by event time only, so that
    * the same events give the same rows, after a restart and on another owner. Off by default. For
-   * session windows the marks are those of a session's current span (rule 56).
+   * session windows the marks are those of a session's current span, and, as with a grace period,
+   * an event is then late iff {@code t + gap + grace <= watermark}, even if it would join a live
+   * session (rule 56).
    *
    * @param period the period, at least one millisecond; converted once, saturating
    * @return this builder
@@ -172,8 +174,9 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
    * (semantics rule 52); at {@code end + grace} it retires and later events are late. Unlike the
    * allowed lateness, which delays every window's on-time row, the grace period keeps the on-time
    * row prompt and pays with extra rows and the state of {@code grace} more event time. Default 0:
-   * a window retires at its on-time row. For session windows an event is then late iff {@code t +
-   * gap + grace <= watermark}, even if it would join a live session (rule 56).
+   * a window retires at its on-time row. For session windows with a grace period above 0 or early
+   * results, an event is late iff {@code t + gap + grace <= watermark}, even if it would join a
+   * live session (rule 56).
    *
    * @param grace the grace period, {@code >= 0}; converted once, saturating
    * @return this builder

@@ -274,12 +274,13 @@ public abstract class EventTimeWindows<K, V, R> {
 
   /**
    * Returns whether {@link #add} would hand an event at this time, of this key, to the late path
-   * now: the kind's rule against the watermark (an event whose windows have all been finalized, or
-   * for sessions, that ends by the watermark and overlaps no open session), or the {@link
-   * FutureEventPolicy#LATE} policy for an event beyond the future-timestamp guard. Changes nothing;
-   * {@code add} decides by the same rule. For a caller that must act on a late event before the
-   * windows count it (the Kafka driver hands its record to the late-record handler first); the
-   * answer holds until the watermark, the open sessions or the clock move.
+   * now: the kind's rule against the watermark (an event whose windows have all retired, or for
+   * sessions, whose gap ends by the watermark less the grace period and that joins no open session;
+   * with panes, joining or not, rule 56), or the {@link FutureEventPolicy#LATE} policy for an event
+   * beyond the future-timestamp guard. Changes nothing; {@code add} decides by the same rule. For a
+   * caller that must act on a late event before the windows count it (the Kafka driver hands its
+   * record to the late-record handler first); the answer holds until the watermark, the open
+   * sessions or the clock move.
    *
    * @param eventTimeMillis the event time in epoch milliseconds; any {@code long}
    * @param key the key; compared with {@code equals}
@@ -762,9 +763,10 @@ public abstract class EventTimeWindows<K, V, R> {
   }
 
   /**
-   * Returns the end the watermark must reach for an event at this time to be late: its window's end
-   * (tumbling), its last window's end (hopping), {@code t + gap} (sessions, where an event that
-   * joins an open session is not late even then). No side effect.
+   * Returns the end that decides whether an event at this time is late: late once the watermark
+   * reaches it plus the grace period; its window's end (tumbling), its last window's end (hopping),
+   * {@code t + gap} (sessions, where without panes an event that joins an open session is not late
+   * even then, rule 43, and with panes is, rule 56). No side effect.
    *
    * @param eventTimeMillis the event time in epoch milliseconds
    * @return that end in epoch milliseconds

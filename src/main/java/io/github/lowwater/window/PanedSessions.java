@@ -93,10 +93,11 @@ final class PanedSessions<K, R> {
   /**
    * Adds an admitted event of key {@code keyId} at {@code t}: into the sessions it joins, merged
    * into the earliest, or into a new session; changes nothing if the aggregator throws (an object
-   * aggregator's {@code add} or {@code merge} that changes an accumulator not shared with a row and
-   * then throws leaves that change, as without panes). A complete session, or one opened past its
-   * end, gives a {@code LATE} row now; an open one gets its next early mark above {@code newest}. A
-   * session that ends by {@code writtenThrough} holds its rows back ({@link SessionRows}).
+   * aggregator's accumulator is copied before a merge, or while a row refers to it; an {@code add}
+   * into one alone that changes it and then throws leaves that change, as for every kind). A
+   * complete session, or one opened past its end, gives a {@code LATE} row now; an open one gets
+   * its next early mark above {@code newest}. A session that ends by {@code writtenThrough} holds
+   * its rows back ({@link SessionRows}).
    */
   void accumulate(
       int keyId, long t, Object value, long watermark, long writtenThrough, long newest) {
@@ -118,11 +119,9 @@ final class PanedSessions<K, R> {
     }
     int merged = 0;
     long newLast = Math.max(target.last, t);
-    boolean complete = target.complete;
     for (PanedSession s = target.next; s != null && joins(s, t); s = s.next) {
       merged++;
       newLast = Math.max(newLast, s.last);
-      complete |= s.complete;
     }
     combineInto(target, value, merged); // may throw: nothing changed yet
     for (int i = 0; i < merged; i++) {
@@ -140,14 +139,11 @@ final class PanedSessions<K, R> {
       target.first = t;
     }
     target.last = newLast;
-    if (complete) {
-      if (!target.complete) { // an open session merged with a complete one
-        target.complete = true;
-        open.remove(target);
-        marks.remove(target);
-        target.nextMark = WindowEntries.NO_MARK;
-        inGrace.add(target, retireAt(target));
-      } else if (earlierFirst) {
+    // The merged session is complete iff the target is: the sessions it absorbs start later, and a
+    // complete one starts before the watermark, so the target, at least a gap before it in the same
+    // cell, ended by the watermark too and had its on-time row.
+    if (target.complete) {
+      if (earlierFirst) {
         inGrace.firstMovedEarlier(target);
       }
       rows.row(target, end(target), Timing.LATE, false, writtenThrough);
@@ -215,7 +211,8 @@ final class PanedSessions<K, R> {
       target.longAccumulator = acc; // committed only once every step succeeded
     } else {
       Object current = target.objectAccumulator;
-      if (target.shared) { // a row refers to it: fold into a copy
+      if (target.shared || merged > 0) {
+        // A row refers to it, or a merge could throw after add changed it: fold into a copy.
         current = aggregator.merge(aggregator.create(), current);
       }
       Object acc = aggregator.add(current, value);

@@ -120,11 +120,11 @@ public interface ResultVisitor<K, R> {
   /**
    * Receives the start of an earlier row of {@code key} that the next row replaces: a session whose
    * first event time moved earlier, or that merged with another, after that row was produced
-   * (session windows with {@code earlyResults} or a {@code grace} period only). The next call is
-   * the replacing row, of the same key, whose start is earlier than or equal to every start it
-   * replaces. A sink deletes the row of ({@code startMillis}, {@code key}); if the drain throws
-   * before the replacing row is taken, these calls come again with it, so the delete must be
-   * idempotent.
+   * (session windows with {@code earlyResults} or a {@code grace} period only). The calls for one
+   * row come in ascending start, then the replacing row itself, of the same key, whose start is
+   * earlier than every start it replaces. A sink deletes the row of ({@code startMillis}, {@code
+   * key}); if the drain throws before the replacing row is taken, these calls come again with it,
+   * so the delete must be idempotent.
    *
    * <p>The default throws: a sink that ignored it would keep the replaced row forever.
    *

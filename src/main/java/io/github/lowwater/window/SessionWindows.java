@@ -121,9 +121,10 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   /**
    * Returns the earliest start of the sessions not handed out yet: the open ones and the finalized
-   * ones waiting for a drain. {@code Long.MAX_VALUE} when there is none. Every event accepted so
-   * far at an earlier time is in a session already handed out. O(open sessions); no allocation.
-   * Writer thread only.
+   * ones waiting for a drain; with panes, every session not retired and every row waiting for a
+   * drain. {@code Long.MAX_VALUE} when there is none. Every event accepted so far at an earlier
+   * time is in a session already handed out. O(pending sessions, and rows with panes); no
+   * allocation. Writer thread only.
    *
    * @return the earliest pending session start in epoch milliseconds, or {@code Long.MAX_VALUE}
    */
@@ -139,8 +140,9 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   }
 
   /**
-   * Returns the number of sessions not handed out yet: open, or finalized and waiting for a drain.
-   * O(1). Writer thread only.
+   * Returns the number of sessions not handed out yet: open, or finalized and waiting for a drain;
+   * with panes, the sessions not retired plus the rows waiting for a drain (the walk {@link
+   * #oldestPendingStartMillis} makes). O(1). Writer thread only.
    *
    * @return the pending sessions
    */

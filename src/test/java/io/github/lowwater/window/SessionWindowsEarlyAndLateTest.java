@@ -314,6 +314,39 @@ class SessionWindowsEarlyAndLateTest {
     }
   }
 
+  /** Lists values; its {@code merge} refuses a right side that holds 99. */
+  static final Aggregator<Long, List<Long>, List<Long>> NO_MERGE_OF_99 =
+      Aggregators.of(
+          ArrayList::new,
+          (list, v) -> {
+            list.add(v);
+            return list;
+          },
+          (left, right) -> {
+            if (right.contains(99L)) {
+              throw new IllegalStateException("refused to merge " + right);
+            }
+            left.addAll(right);
+            return left;
+          },
+          List::copyOf);
+
+  @Test
+  void anObjectMergeThatThrowsLeavesTheTargetAsItWasThoughItsAddHadChangedIt() {
+    SessionWindows<String, Long, List<Long>> w =
+        SessionWindows.builder(GAP, NO_MERGE_OF_99)
+            .allowedLateness(Duration.ofMillis(1_000))
+            .grace(Duration.ofMillis(1))
+            .clock(new ManualClock())
+            .build();
+    w.add(0, "a", 1L); // [0, 10), its accumulator shared with no row
+    w.add(15, "a", 99L); // [15, 25)
+    assertThatThrownBy(() -> w.add(8, "a", 2L)) // joins both: the merge of [99] throws
+        .isInstanceOf(IllegalStateException.class);
+    w.finish();
+    assertThat(rows(w)).containsExactly("0..10 a=[1] ON_TIME#0!", "15..25 a=[99] ON_TIME#0!");
+  }
+
   @Test
   void aVisitorThatDoesNotHandleReplacedRowsFailsLoudlyAndTheRowStaysQueued() {
     SessionWindows<String, Long, Long> w = sum(1_000).earlyResults(Duration.ofMillis(5)).build();
