@@ -124,8 +124,13 @@ import org.apache.kafka.common.TopicPartition;
  * try {
  *   while (running) {
  *     windows.onPoll(consumer.poll(Duration.ofMillis(500)), ConsumerRecord::key, r -> 1L);
- *     for (WindowResult<String, Long> w : windows.pollFinalized()) {
- *       sink.upsert(w.start(), w.source(), w.key(), w.value());
+ *     try {
+ *       for (WindowResult<String, Long> w : windows.pollFinalized()) {
+ *         sink.upsert(w.start(), w.source(), w.key(), w.value());
+ *       }
+ *     } catch (SQLException e) { // the drained rows come again from the last commit
+ *       windows.rewindToLastCommit(consumer.assignment());
+ *       continue;
  *     }
  *     consumer.commitSync(windows.committableOffsets());
  *   }
@@ -446,6 +451,48 @@ public final class KafkaWindows<K, V, R> {
       }
     }
     return offsets;
+  }
+
+  /**
+   * Puts partitions back to their last commit, as their next owner would start, for a loop whose
+   * sink failed after a drain ({@code PER_PARTITION}): their windows, and the results not yet
+   * returned, are dropped; their committed offsets and checkpoints are read again ({@code
+   * consumer.committed}); and the consumer is sought to each committed offset (without a commit, to
+   * the first offset this instance had read). The next polls deliver the records again, and the
+   * windows give the same rows from them, with the same panes, as after a hand-over: an idempotent
+   * sink (an upsert on window, partition and key; with panes, on condition of the index) ends with
+   * exactly the rows it would have had. Without this, the rows drained before a failed write are
+   * gone for this instance, and its next commit moves past them.
+   *
+   * <p>Partitions not assigned to this instance are ignored. Counters ({@link #stats()}) keep what
+   * the dropped windows had counted, so the records read again are counted again. If reading the
+   * commits throws, the exception propagates and those partitions are no longer assigned here: the
+   * next record of one, or the next rebalance, assigns it again from its commit; call again to
+   * seek.
+   *
+   * @param partitions the partitions whose rows were not written, usually {@code
+   *     consumer.assignment()}
+   * @throws NullPointerException if {@code partitions} is null
+   * @throws IllegalStateException in {@code MERGED}, whose windows hold every partition's records:
+   *     close the consumer and start again from the last commit, with {@link #seedWatermark}
+   */
+  public void rewindToLastCommit(Collection<TopicPartition> partitions) {
+    Objects.requireNonNull(partitions, "partitions");
+    requireNotDraining("rewindToLastCommit");
+    if (settings.scope() == ResultScope.MERGED) {
+      throw new IllegalStateException(
+          "rewindToLastCommit is for resultScope(PER_PARTITION): MERGED windows hold every"
+              + " partition's records; close the consumer and start again from the last commit,"
+              + " with seedWatermark");
+    }
+    clock.update();
+    Map<TopicPartition, Long> resume = lifecycle.rewind(partitions, clock.monotonicNanos());
+    resume.forEach(
+        (tp, offset) -> {
+          if (offset >= 0) {
+            consumer.seek(tp, offset);
+          }
+        });
   }
 
   /**

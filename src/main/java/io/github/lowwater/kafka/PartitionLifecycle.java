@@ -4,6 +4,7 @@ import io.github.lowwater.internal.TimeMath;
 import io.github.lowwater.window.WindowStats;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -129,6 +130,33 @@ final class PartitionLifecycle<K, V, R> {
       retiring = PartitionTable.sum(retiring, scope.revoked(p));
     }
     table.publish(retiring);
+  }
+
+  /**
+   * Puts assigned partitions back to their last commit, as a new owner starts: each one's state is
+   * dropped and built again from its committed offset and checkpoint (one {@code committed} call).
+   * Returns, per partition, where its next record is: the committed offset, or without a commit the
+   * first offset this owner had read (-1: it had read none). Partitions not assigned are ignored.
+   * If reading the commits throws, the partitions are not assigned any more: the next record of
+   * one, or the next rebalance, assigns it again from its commit.
+   */
+  Map<TopicPartition, Long> rewind(Collection<TopicPartition> partitions, long nowNanos) {
+    Map<TopicPartition, Long> firstRead = new HashMap<>();
+    for (TopicPartition tp : partitions) {
+      PartitionState<K, V, R> p = table.get(tp);
+      if (p != null) {
+        firstRead.put(tp, p.firstReadOffset);
+      }
+    }
+    forget(firstRead.keySet());
+    assign(firstRead.keySet(), nowNanos); // may throw: the partitions stay unassigned
+    Map<TopicPartition, Long> resume = new HashMap<>();
+    firstRead.forEach(
+        (tp, first) -> {
+          PartitionState<K, V, R> p = table.get(tp);
+          resume.put(tp, p.nextOffset >= 0 ? p.nextOffset : first);
+        });
+    return resume;
   }
 
   /**

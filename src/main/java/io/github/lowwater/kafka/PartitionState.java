@@ -46,6 +46,9 @@ final class PartitionState<K, V, R> {
   /** The next offset to read, or -1 before the first record. */
   long nextOffset = -1;
 
+  /** The first offset this owner read, or -1 before the first record. */
+  long firstReadOffset = -1;
+
   /** The ledger key of the previous held record (see {@link #hold}), or {@code Long.MIN_VALUE}. */
   private long lastHeldKey = Long.MIN_VALUE;
 
@@ -183,6 +186,9 @@ final class PartitionState<K, V, R> {
 
   /** Notes that every record below {@code offset + 1} has been read; never moves back. */
   void readPast(long offset) {
+    if (firstReadOffset < 0) {
+      firstReadOffset = offset;
+    }
     nextOffset = Math.max(nextOffset, offset + 1);
   }
 

@@ -31,11 +31,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A randomized model of the hand-over across many owners (issue 16): random traces of polls,
- * writes, commits, crashes before and after writing, commits that fail, quiet periods that advance
- * the watermark by the wall clock, seeds clamped to the wall clock, partitions moved between
- * instances and given back to the same one. Each record's value is its id and the aggregator keeps
- * the set of ids, so the sink says exactly which records each written row holds. At the end of a
- * trace the last owners read every record and call {@code finishAll()}; then:
+ * writes, commits, crashes before and after writing, commits that fail, writes that fail part-way
+ * and rewind to the last commit ({@code PER_PARTITION}, issue 19), quiet periods that advance the
+ * watermark by the wall clock, seeds clamped to the wall clock, partitions moved between instances
+ * and given back to the same one. Each record's value is its id and the aggregator keeps the set of
+ * ids, so the sink says exactly which records each written row holds. At the end of a trace the
+ * last owners read every record and call {@code finishAll()}; then:
  *
  * <ul>
  *   <li>no record is lost: every record the mapper does not skip is in a written row or on the late
@@ -120,7 +121,7 @@ class HandOverModelTest {
 
   private void perPartition(int traces, Kind kind) {
     int exact = 0;
-    Coverage coverage = new Coverage(traces);
+    Coverage coverage = new Coverage(traces, true);
     for (long seed = 1; seed <= traces; seed++) {
       Trace trace = new Trace(seed, ResultScope.PER_PARTITION, kind);
       trace.run();
@@ -162,7 +163,7 @@ class HandOverModelTest {
   }
 
   private void merged(int traces, Kind kind) {
-    Coverage coverage = new Coverage(traces);
+    Coverage coverage = new Coverage(traces, false);
     for (long seed = 1; seed <= traces; seed++) {
       Trace trace = new Trace(seed, ResultScope.MERGED, kind);
       trace.run();
@@ -178,14 +179,20 @@ class HandOverModelTest {
    */
   static final class Coverage {
     final int traces;
+
+    /** {@code PER_PARTITION}: failed writes and their rewinds are part of the traces. */
+    final boolean perPartition;
+
     int threeOwners;
     int crashesBeforeWriting;
     int crashesAfterWriting;
     int failedCommits;
     int quietAdvances;
+    int failedWrites;
 
-    Coverage(int traces) {
+    Coverage(int traces, boolean perPartition) {
       this.traces = traces;
+      this.perPartition = perPartition;
     }
 
     void add(Trace t) {
@@ -194,19 +201,28 @@ class HandOverModelTest {
       crashesAfterWriting += t.crashesAfterWriting;
       failedCommits += t.failedCommits;
       quietAdvances += t.quietAdvances;
+      failedWrites += t.failedWrites;
     }
 
     void assertReached() {
       String what =
           String.format(
               "traces with a partition through 3+ owners %d, crashes before writing %d, after"
-                  + " writing %d, failed commits %d, quiet advances %d",
-              threeOwners, crashesBeforeWriting, crashesAfterWriting, failedCommits, quietAdvances);
+                  + " writing %d, failed commits %d, quiet advances %d, failed writes %d",
+              threeOwners,
+              crashesBeforeWriting,
+              crashesAfterWriting,
+              failedCommits,
+              quietAdvances,
+              failedWrites);
       assertThat(threeOwners).as(what).isGreaterThan(traces / 4);
       assertThat(crashesBeforeWriting).as(what).isGreaterThan(traces / 20);
       assertThat(crashesAfterWriting).as(what).isGreaterThan(traces / 4);
       assertThat(failedCommits).as(what).isGreaterThan(traces / 10);
       assertThat(quietAdvances).as(what).isGreaterThan(traces / 10);
+      if (perPartition) {
+        assertThat(failedWrites).as(what).isGreaterThan(traces / 4);
+      }
     }
   }
 
@@ -339,6 +355,34 @@ class HandOverModelTest {
       trace.group.putAll(windows.committableOffsets());
     }
 
+    /**
+     * A sink that fails part-way (issue 19): it writes the first of the drained rows, then the loop
+     * puts its partitions back to their last commit, and reads them again from there.
+     */
+    void failWriteAndRewind() {
+      List<WindowResult<String, Set<Long>>> results = windows.pollFinalized();
+      int written = results.isEmpty() ? 0 : trace.random.nextInt(results.size());
+      for (WindowResult<String, Set<Long>> r : results.subList(0, written)) {
+        trace.upsert(r, generations.get(r.source()));
+      }
+      Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>();
+      for (TopicPartition tp : positions.keySet()) {
+        if (trace.group.containsKey(tp)) {
+          committed.put(tp, trace.group.get(tp)); // the group's commits, as the consumer sees them
+        }
+      }
+      consumer.commitSync(committed);
+      windows.rewindToLastCommit(new ArrayList<>(positions.keySet()));
+      for (Map.Entry<TopicPartition, Long> e : positions.entrySet()) {
+        OffsetAndMetadata om = trace.group.get(e.getKey());
+        long resume = om != null ? om.offset() : 0; // without a commit it read from offset 0
+        if (e.getValue() > resume) {
+          assertThat(consumer.position(e.getKey())).as("sought back").isEqualTo(resume);
+        }
+        e.setValue(resume);
+      }
+    }
+
     boolean readEverything() {
       for (Map.Entry<TopicPartition, Long> e : positions.entrySet()) {
         if (e.getValue() < trace.log.get(e.getKey().partition()).size()) {
@@ -389,6 +433,7 @@ class HandOverModelTest {
     int crashesAfterWriting;
     int failedCommits;
     int quietAdvances;
+    int failedWrites;
 
     int mostOwnersOfAPartition() {
       int most = 0;
@@ -556,7 +601,14 @@ class HandOverModelTest {
         o.poll(3);
         log(o.name + " poll");
       } else if (op < 60) {
-        boolean crash = random.nextInt(8) == 0;
+        int outcome = random.nextInt(8);
+        if (outcome == 1 && scope == ResultScope.PER_PARTITION) {
+          o.failWriteAndRewind();
+          log(o.name + " write fails part-way, rewind to the last commit");
+          failedWrites++;
+          return;
+        }
+        boolean crash = outcome == 0;
         if (!o.write(crash)) {
           log(o.name + " drain, crash before writing");
           crashesBeforeWriting++;

@@ -1,0 +1,109 @@
+package io.github.lowwater.kafka;
+
+import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.P0;
+import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.T0;
+import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.record;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.lowwater.ManualClock;
+import io.github.lowwater.window.Aggregators;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link KafkaWindows#rewindToLastCommit} (issue 19): a loop whose sink failed after a drain puts
+ * its partitions back to their last commit, and the rows drained since come again, the same, from
+ * the same records. {@code HandOverModelTest} runs it over random traces of every kind; this class
+ * pins its edges.
+ */
+class KafkaWindowsRewindTest {
+
+  final ManualClock clock = new ManualClock(T0.plus(Duration.ofMinutes(30)));
+
+  private KafkaWindows<String, Long, Long> windows(MockConsumer<String, String> consumer) {
+    KafkaWindows<String, Long, Long> w =
+        KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.count())
+            .allowedLateness(Duration.ZERO)
+            .earlyResults(Duration.ofMinutes(1))
+            .clock(clock)
+            .consumer(consumer)
+            .build();
+    w.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    return w;
+  }
+
+  @Test
+  void aFailedWriteRewindsToTheLastCommitAndTheRowsDrainedSinceComeAgainTheSame() {
+    MockConsumer<String, String> consumer = KafkaWindowsTest.assigned(P0);
+    KafkaWindows<String, Long, Long> w = windows(consumer);
+    List<ConsumerRecord<String, String>> log =
+        List.of(
+            record(P0, 0, 0.5, "a"),
+            record(P0, 1, 5.5, "a"), // [0, 5) on time and retired
+            record(P0, 2, 6.5, "b"), // [5, 10): early rows
+            record(P0, 3, 7.5, "b"),
+            record(P0, 4, 10.5, "c")); // [5, 10) on time
+    KafkaWindowsTest.feed(w, log.subList(0, 2));
+    assertThat(KafkaWindowsPanesTest.rows(w)).containsExactly("0 a=1 EARLY#0", "0 a=1 ON_TIME#1");
+    Map<TopicPartition, OffsetAndMetadata> commit = w.committableOffsets();
+    consumer.commitSync(commit); // the commit holds at [5, 10)'s first record, offset 1
+    assertThat(commit.get(P0).offset()).isEqualTo(1);
+    KafkaWindowsTest.feed(w, log.subList(2, 5));
+    List<String> drained = KafkaWindowsPanesTest.rows(w); // the sink fails to write them
+    assertThat(drained)
+        .containsExactly(
+            "5 a=1 EARLY#0",
+            "5 b=1 EARLY#0",
+            "5 b=2 EARLY#1",
+            "5 a=1 ON_TIME#1",
+            "5 b=2 ON_TIME#2");
+
+    w.rewindToLastCommit(consumer.assignment());
+    assertThat(consumer.position(P0)).isEqualTo(1);
+    assertThat(w.committableOffsets().get(P0)).isEqualTo(commit.get(P0)); // not read again yet
+    KafkaWindowsTest.feed(w, log.subList(1, 5));
+    assertThat(KafkaWindowsPanesTest.rows(w)).isEqualTo(drained);
+  }
+
+  @Test
+  void withoutACommitItRewindsToTheFirstOffsetItReadAndPartitionsNotAssignedAreIgnored() {
+    MockConsumer<String, String> consumer = KafkaWindowsTest.assigned(P0);
+    KafkaWindows<String, Long, Long> w = windows(consumer);
+    List<ConsumerRecord<String, String>> log =
+        List.of(record(P0, 3, 0.5, "a"), record(P0, 4, 5.5, "a"));
+    KafkaWindowsTest.feed(w, log);
+    List<String> drained = KafkaWindowsPanesTest.rows(w);
+    assertThat(drained).containsExactly("0 a=1 EARLY#0", "0 a=1 ON_TIME#1");
+    w.rewindToLastCommit(List.of(P0, new TopicPartition(P0.topic(), 9)));
+    assertThat(consumer.position(P0)).isEqualTo(3);
+    assertThat(w.assignedPartitions()).containsExactly(P0);
+    KafkaWindowsTest.feed(w, log);
+    assertThat(KafkaWindowsPanesTest.rows(w)).isEqualTo(drained);
+  }
+
+  @Test
+  void mergedWindowsRefuseTheRewindByName() {
+    KafkaWindows<String, Long, Long> merged =
+        KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.count())
+            .resultScope(ResultScope.MERGED)
+            .clock(clock)
+            .consumer(KafkaWindowsTest.assigned(P0))
+            .build();
+    assertThatThrownBy(() -> merged.rewindToLastCommit(List.of(P0)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "rewindToLastCommit is for resultScope(PER_PARTITION): MERGED windows hold every"
+                + " partition's records; close the consumer and start again from the last commit,"
+                + " with seedWatermark");
+    assertThatThrownBy(() -> merged.rewindToLastCommit(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("partitions");
+  }
+}
