@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -241,6 +242,76 @@ class KafkaWindowsBrokerTest {
               .merge(f[2], value, Long::sum);
         });
     assertThat(summed).isEqualTo(Feed.truth(produced, WINDOW));
+  }
+
+  /**
+   * A sink that fails part-way, again and again (issue 19, semantics rule 57), on the real broker:
+   * one consumer, one-minute windows per partition, fed live; half the drains write only some of
+   * their rows and then throw, and the loop calls {@code rewindToLastCommit(consumer.assignment())}
+   * instead of committing. The real consumer's {@code committed} and {@code seek} bring the records
+   * back; no row is ever rewritten with another value, nothing is late, and the rows summed over
+   * partitions equal the truth.
+   */
+  @Test
+  void aSinkThatFailsPartWayRewindsToTheLastCommitAndEndsWithExactlyTheTruth() {
+    String topic = "rewind";
+    broker.createTopic(topic, PARTITIONS);
+    long base = backlogStart();
+    long tick = Duration.ofSeconds(30).toMillis();
+    Random random = new Random(19);
+    List<Event> produced = new ArrayList<>();
+    Map<String, Long> rows = new HashMap<>();
+    int rewinds = 0;
+    int rowsLost = 0;
+    try (KafkaConsumer<String, String> consumer =
+        Feed.consumer(broker.bootstrapServers(), "rewind", Map.of())) {
+      KafkaWindows<String, Long, Long> windows =
+          KafkaWindows.builder(Duration.ofMinutes(1), Aggregators.sumLong())
+              .allowedLateness(Duration.ofSeconds(30))
+              .idleTimeout(Duration.ofMinutes(2))
+              .consumer(consumer)
+              .build();
+      consumer.subscribe(List.of(topic), windows.rebalanceListener());
+      for (int i = 0; i < 16; i++) {
+        List<Event> batch =
+            new Feed().append(ALL, base + i * tick, base + (i + 1) * tick, 250, 300 + i).events();
+        produced.addAll(Feed.produce(broker.bootstrapServers(), topic, batch));
+        long start = System.nanoTime();
+        do {
+          assertThat(deadlinePassed(start)).as("tick %d", i).isFalse();
+          onPoll(windows, consumer.poll(POLL));
+          List<WindowResult<String, Long>> results = windows.pollFinalized();
+          if (!results.isEmpty() && random.nextBoolean()) {
+            int written = random.nextInt(results.size()); // then the sink throws
+            upsert(results.subList(0, written), rows);
+            rowsLost += results.size() - written;
+            windows.rewindToLastCommit(consumer.assignment());
+            rewinds++;
+            continue;
+          }
+          upsert(results, rows);
+          consumer.commitSync(windows.committableOffsets());
+        } while (consumer.assignment().size() != PARTITIONS
+            || !drained(consumer, partitions(topic, ALL)));
+      }
+      windows.finishAll(); // the end of this bounded input
+      upsert(windows.pollFinalized(), rows);
+      assertThat(windows.stats().late()).as("late").isZero();
+    }
+    System.out.printf(
+        "rewind: %d records, %d rewinds, %d rows a failed write did not write%n",
+        produced.size(), rewinds, rowsLost);
+    assertThat(rewinds).as("rewinds").isGreaterThan(3);
+    assertThat(rowsLost).as("rows a failed write did not write").isPositive();
+    TreeMap<Long, TreeMap<String, Long>> summed = new TreeMap<>();
+    rows.forEach(
+        (row, value) -> {
+          String[] f = row.split("/");
+          summed
+              .computeIfAbsent(Long.parseLong(f[0]), k -> new TreeMap<>())
+              .merge(f[2], value, Long::sum);
+        });
+    assertThat(summed).isEqualTo(Feed.truth(produced, Duration.ofMinutes(1).toMillis()));
   }
 
   /**
