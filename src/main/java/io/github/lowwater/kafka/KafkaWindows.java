@@ -185,6 +185,9 @@ public final class KafkaWindows<K, V, R> {
   /** Whether results are being handed out: see requireNotDraining. */
   private boolean draining;
 
+  /** The rows of {@link #emit} waiting for a commit that succeeds. */
+  private final TwoPhaseEmit<K, R> emits = new TwoPhaseEmit<>();
+
   private KafkaWindows(KafkaSettings<? super V, R> settings) {
     this.settings = settings;
     this.clock = new CachedClock(settings.clock() != null ? settings.clock() : Clock.system());
@@ -454,6 +457,25 @@ public final class KafkaWindows<K, V, R> {
   }
 
   /**
+   * Hands the rows finalized since the last call to {@code sink} in two phases (issue 19): {@link
+   * ResultSink#write} with the rows, then {@link ResultSink#commit} with {@link
+   * #committableOffsets()}. The rows count as returned only once the commit has returned: if either
+   * phase throws, the next call writes the same rows again, then the new ones, then commits. Rows
+   * of a partition revoked in between are dropped (its next owner writes them from the last
+   * commit). Use it instead of {@link #pollFinalized()} and your own commit, not beside them.
+   *
+   * @param sink writes idempotently, then commits
+   * @return the number of rows written, those of a previous failed call included
+   * @throws NullPointerException if {@code sink} is null
+   * @throws SinkException if the sink's write or commit threw (its cause); call again
+   */
+  public int emit(ResultSink<? super K, ? super R> sink) {
+    Objects.requireNonNull(sink, "sink");
+    List<WindowResult<K, R>> fresh = pollFinalized();
+    return emits.run(sink, fresh, this::committableOffsets);
+  }
+
+  /**
    * Puts partitions back to their last commit, as their next owner would start, for a loop whose
    * sink failed after a drain ({@code PER_PARTITION}): their windows, and the results not yet
    * returned, are dropped; their committed offsets and checkpoints are read again ({@code
@@ -487,6 +509,7 @@ public final class KafkaWindows<K, V, R> {
     }
     clock.update();
     Map<TopicPartition, Long> resume = lifecycle.rewind(partitions, clock.monotonicNanos());
+    emits.revoked(resume.keySet()); // computed again from the commit
     resume.forEach(
         (tp, offset) -> {
           if (offset >= 0) {
@@ -778,6 +801,7 @@ public final class KafkaWindows<K, V, R> {
     requireNotDraining("the rebalance listener");
     clock.update();
     lifecycle.forget(partitions);
+    emits.revoked(partitions); // never written by this instance after their revocation
   }
 
   /**

@@ -189,6 +189,7 @@ class HandOverModelTest {
     int failedCommits;
     int quietAdvances;
     int failedWrites;
+    int failedEmits;
 
     Coverage(int traces, boolean perPartition) {
       this.traces = traces;
@@ -202,19 +203,22 @@ class HandOverModelTest {
       failedCommits += t.failedCommits;
       quietAdvances += t.quietAdvances;
       failedWrites += t.failedWrites;
+      failedEmits += t.failedEmits;
     }
 
     void assertReached() {
       String what =
           String.format(
               "traces with a partition through 3+ owners %d, crashes before writing %d, after"
-                  + " writing %d, failed commits %d, quiet advances %d, failed writes %d",
+                  + " writing %d, failed commits %d, quiet advances %d, failed writes %d, failed"
+                  + " emits %d",
               threeOwners,
               crashesBeforeWriting,
               crashesAfterWriting,
               failedCommits,
               quietAdvances,
-              failedWrites);
+              failedWrites,
+              failedEmits);
       assertThat(threeOwners).as(what).isGreaterThan(traces / 4);
       assertThat(crashesBeforeWriting).as(what).isGreaterThan(traces / 20);
       assertThat(crashesAfterWriting).as(what).isGreaterThan(traces / 4);
@@ -223,6 +227,7 @@ class HandOverModelTest {
       if (perPartition) {
         assertThat(failedWrites).as(what).isGreaterThan(traces / 4);
       }
+      assertThat(failedEmits).as(what).isGreaterThan(traces / 4);
     }
   }
 
@@ -356,6 +361,42 @@ class HandOverModelTest {
     }
 
     /**
+     * {@code emit} through a sink in two phases (issue 19) that fails now and then: its write after
+     * a prefix of the rows, or its commit. The next emit writes the rows again, then commits.
+     */
+    void emitThroughAFlakySink(boolean flaky) {
+      int fails = flaky ? trace.random.nextInt(3) : 2; // 0: the write fails, 1: the commit
+      try {
+        windows.emit(
+            new ResultSink<String, Set<Long>>() {
+              @Override
+              public void write(List<WindowResult<String, Set<Long>>> rows) throws Exception {
+                int written = fails == 0 ? trace.random.nextInt(rows.size() + 1) : rows.size();
+                for (WindowResult<String, Set<Long>> r : rows.subList(0, written)) {
+                  Integer generation =
+                      r.source() != null ? generations.get(r.source()) : trace.generation;
+                  trace.upsert(r, generation);
+                }
+                if (fails == 0) {
+                  throw new java.io.IOException("the database is down");
+                }
+              }
+
+              @Override
+              public void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+                if (fails == 1) {
+                  throw new org.apache.kafka.common.errors.RebalanceInProgressException("busy");
+                }
+                trace.group.putAll(offsets);
+              }
+            });
+        wrote = true;
+      } catch (SinkException e) {
+        trace.failedEmits++;
+      }
+    }
+
+    /**
      * A sink that fails part-way (issue 19): it writes the first of the drained rows, then the loop
      * puts its partitions back to their last commit, and reads them again from there.
      */
@@ -434,6 +475,13 @@ class HandOverModelTest {
     int failedCommits;
     int quietAdvances;
     int failedWrites;
+    int failedEmits;
+
+    /**
+     * Whether the owners hand their rows to {@code emit} and a sink in two phases that fails now
+     * and then (issue 19), instead of draining and committing by themselves; never both.
+     */
+    boolean emitMode;
 
     int mostOwnersOfAPartition() {
       int most = 0;
@@ -507,6 +555,7 @@ class HandOverModelTest {
       }
       // The wall clock starts up to 10 minutes behind the data (a clamped seed) or ahead of it.
       clock = new ManualClock(T0.plusSeconds(-600 + random.nextInt(1_800)));
+      emitMode = random.nextInt(3) == 0;
     }
 
     KafkaWindows.Builder<Long, Set<Long>> builder() {
@@ -601,6 +650,11 @@ class HandOverModelTest {
         o.poll(3);
         log(o.name + " poll");
       } else if (op < 60) {
+        if (emitMode) { // the two-phase sink writes and commits: no write or commit of its own
+          o.emitThroughAFlakySink(true);
+          log(o.name + " emit through a flaky sink");
+          return;
+        }
         int outcome = random.nextInt(8);
         if (outcome == 1 && scope == ResultScope.PER_PARTITION) {
           o.failWriteAndRewind();
@@ -618,7 +672,10 @@ class HandOverModelTest {
           o.wrote = true;
         }
       } else if (op < 75) {
-        if (random.nextInt(6) == 0) {
+        if (emitMode) {
+          o.emitThroughAFlakySink(true);
+          log(o.name + " emit through a flaky sink");
+        } else if (random.nextInt(6) == 0) {
           log(o.name + " commit fails");
           failedCommits++;
         } else {
@@ -693,8 +750,12 @@ class HandOverModelTest {
           o.poll(Integer.MAX_VALUE);
         }
         o.windows.finishAll();
-        o.write(false);
-        o.commit();
+        if (emitMode) {
+          o.emitThroughAFlakySink(false);
+        } else {
+          o.write(false);
+          o.commit();
+        }
         intervened |= o.windows.quietAdvances() > 0;
         quietAdvances += (int) o.windows.quietAdvances();
       }

@@ -2,6 +2,7 @@ package io.github.lowwater.kafka;
 
 import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.P0;
 import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.T0;
+import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.millis;
 import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.record;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -86,6 +87,70 @@ class KafkaWindowsRewindTest {
     assertThat(w.assignedPartitions()).containsExactly(P0);
     KafkaWindowsTest.feed(w, log);
     assertThat(KafkaWindowsPanesTest.rows(w)).isEqualTo(drained);
+  }
+
+  /** A sink that records its writes and commits, and fails the ones it is told to. */
+  static final class FlakySink implements ResultSink<String, Long> {
+    final List<List<String>> writes = new java.util.ArrayList<>();
+    final List<Map<TopicPartition, OffsetAndMetadata>> commits = new java.util.ArrayList<>();
+    boolean failWrite;
+    boolean failCommit;
+
+    @Override
+    public void write(List<io.github.lowwater.window.WindowResult<String, Long>> rows)
+        throws java.io.IOException {
+      writes.add(rows.stream().map(r -> r.start() + " " + r.key() + "=" + r.value()).toList());
+      if (failWrite) {
+        throw new java.io.IOException("the database is down");
+      }
+    }
+
+    @Override
+    public void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+      if (failCommit) {
+        throw new org.apache.kafka.common.errors.RebalanceInProgressException("rebalancing");
+      }
+      commits.add(offsets);
+    }
+  }
+
+  @Test
+  void emitWritesTheRowsAgainAfterAFailedWriteOrCommitAndDropsThoseOfARevokedPartition() {
+    MockConsumer<String, String> consumer = KafkaWindowsTest.assigned(P0);
+    KafkaWindows<String, Long, Long> w = windows(consumer);
+    FlakySink sink = new FlakySink();
+    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "a"));
+    sink.failWrite = true;
+    assertThatThrownBy(() -> w.emit(sink))
+        .isInstanceOf(SinkException.class)
+        .hasMessage("the sink's write failed; the next emit writes its rows again")
+        .hasCauseInstanceOf(java.io.IOException.class);
+    sink.failWrite = false;
+    sink.failCommit = true;
+    KafkaWindowsTest.feed(w, record(P0, 2, 6.5, "b")); // [5, 10)'s early rows
+    assertThatThrownBy(() -> w.emit(sink))
+        .hasMessage("the sink's commit failed; the next emit writes its rows again");
+    sink.failCommit = false;
+    assertThat(w.emit(sink)).isEqualTo(4);
+    long start = millis(0);
+    long second = millis(5);
+    List<String> all = List.of(start + " a=1", start + " a=1", second + " a=1", second + " b=1");
+    assertThat(sink.writes)
+        .containsExactly(all.subList(0, 2), all, all); // the same rows, then with the new ones
+    assertThat(sink.commits).hasSize(1);
+    assertThat(sink.commits.get(0).get(P0).offset()).isEqualTo(1);
+    assertThat(w.emit(sink)).isZero(); // nothing left to write: an empty write, then a commit
+    assertThat(sink.commits).hasSize(2);
+
+    KafkaWindowsTest.feed(w, record(P0, 3, 7.5, "b"));
+    sink.failWrite = true;
+    assertThatThrownBy(() -> w.emit(sink)).isInstanceOf(SinkException.class);
+    sink.failWrite = false;
+    w.rebalanceListener().onPartitionsRevoked(List.of(P0)); // its rows are its next owner's
+    assertThat(w.emit(sink)).isZero();
+    assertThatThrownBy(() -> w.emit(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("sink");
   }
 
   @Test
