@@ -203,8 +203,11 @@ final class RecordAdmission<K, V, R> {
     // With panes a session event is late iff t + gap + grace <= W, joining or not (rule 56), and
     // the previous owner's watermark was e + grace: a record it never read with t + gap <= e was
     // late for it, whatever this owner's watermark says.
-    boolean paned = p.windows.graceMillis() > 0 || p.windows.earlyResultsMillis() > 0;
-    if ((fresh && end <= written && (watermark < written || paned))
+    if ((fresh
+            && end <= written
+            && (watermark < written
+                || p.windows.graceMillis() > 0
+                || p.windows.earlyResultsMillis() > 0))
         || end <= mergedSessionFloorMillis) {
       lateByClaim(p, r, t, end, Math.max(written, mergedSessionFloorMillis));
       return;

@@ -3,6 +3,7 @@ package io.github.lowwater.kafka;
 import io.github.lowwater.window.WindowResult;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -34,7 +35,7 @@ final class TwoPhaseEmit<K, R> {
       List<WindowResult<K, R>> fresh,
       Supplier<Map<TopicPartition, OffsetAndMetadata>> offsets) {
     uncommitted.addAll(fresh);
-    List<WindowResult<K, R>> rows = List.copyOf(uncommitted);
+    List<WindowResult<K, R>> rows = Collections.unmodifiableList(uncommitted); // no copy per emit
     @SuppressWarnings("unchecked") // the sink takes supertypes of the rows' types
     ResultSink<K, R> typed = (ResultSink<K, R>) sink;
     try {
@@ -47,17 +48,13 @@ final class TwoPhaseEmit<K, R> {
     } catch (Exception e) {
       throw new SinkException("the sink's commit failed; the next emit writes its rows again", e);
     }
+    int written = uncommitted.size();
     uncommitted.clear();
-    return rows.size();
+    return written;
   }
 
   /** Drops the uncommitted rows of revoked partitions ({@code PER_PARTITION}). */
   void revoked(Collection<TopicPartition> partitions) {
     uncommitted.removeIf(r -> r.source() != null && partitions.contains(r.source()));
-  }
-
-  /** The rows waiting for a commit. */
-  int waiting() {
-    return uncommitted.size();
   }
 }
