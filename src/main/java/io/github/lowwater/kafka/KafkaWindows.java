@@ -188,6 +188,9 @@ public final class KafkaWindows<K, V, R> {
   /** The rows of {@link #emit} waiting for a commit that succeeds. */
   private final TwoPhaseEmit<K, R> emits = new TwoPhaseEmit<>();
 
+  /** Whether a row is identified by its start alone: session windows with panes (rule 56). */
+  private final boolean rowsIdentifiedByStart;
+
   private KafkaWindows(KafkaSettings<? super V, R> settings) {
     this.settings = settings;
     this.clock = new CachedClock(settings.clock() != null ? settings.clock() : Clock.system());
@@ -209,6 +212,9 @@ public final class KafkaWindows<K, V, R> {
     this.tick = new PollTick<>(consumer, scope, groupWatermark);
     this.lifecycle =
         new PartitionLifecycle<>(table, scope, new CheckpointReader(consumer), alignment);
+    EventTimeWindows<?, ?, ?> probe = settings.gap() != null ? settings.newWindows(clock) : null;
+    this.rowsIdentifiedByStart =
+        probe != null && (probe.graceMillis() > 0 || probe.earlyResultsMillis() > 0);
   }
 
   /**
@@ -785,6 +791,20 @@ public final class KafkaWindows<K, V, R> {
         + ", "
         + stats()
         + "}";
+  }
+
+  /** The consumer the loop polls: for a sink that commits through it or fences with it. */
+  Consumer<?, ?> consumer() {
+    return consumer;
+  }
+
+  /**
+   * Whether a row is identified by (start, partition, key) alone, its end growing from pane to
+   * pane: session windows with early results or a grace period (semantics rule 56). Every other row
+   * is identified with its end too.
+   */
+  boolean rowsIdentifiedByStart() {
+    return rowsIdentifiedByStart;
   }
 
   // ---------------------------------------------------------------------------------------------

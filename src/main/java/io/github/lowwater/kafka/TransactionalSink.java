@@ -1,0 +1,540 @@
+package io.github.lowwater.kafka;
+
+import io.github.lowwater.window.WindowResult;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Exactly-once results to a Kafka topic: a {@link ResultSink} for {@link KafkaWindows#emit} that
+ * writes each emit's rows and commits its offsets, with their checkpoints, in one Kafka transaction
+ * (exactly-once v2, KIP-447): {@code beginTransaction}, a record per row, {@code
+ * sendOffsetsToTransaction(offsets, consumer.groupMetadata())}, {@code commitTransaction}. A {@code
+ * read_committed} reader of the output topic sees every row exactly once (with panes, every pane
+ * once), however the group's membership changes and whichever instance crashes when. No transaction
+ * spans a poll, so no rebalance callback ever meets an open one.
+ *
+ * <h2>The records</h2>
+ *
+ * <p>The key is a {@link RowKey}: the window's start and end, the input partition and the window
+ * key as the key serializer writes it; a compacted output topic keeps one record per row, its
+ * latest pane. The value is the result as the value serializer writes it. Headers: {@code
+ * lowwater.end} (8 bytes, big-endian), {@code lowwater.timing} ({@code EARLY}, {@code ON_TIME} or
+ * {@code LATE}, UTF-8), {@code lowwater.index} (4 bytes) and {@code lowwater.final} (1 byte, 1 or
+ * 0). A session row that replaces earlier rows (semantics rule 56) comes after a tombstone (a null
+ * value) for each of them. The record timestamp is the producer's clock at the send.
+ *
+ * <h2>Errors</h2>
+ *
+ * <p>Whatever fails, {@link KafkaWindows#emit} throws {@link SinkException} with the cause, and no
+ * row of the failed emit counts as written:
+ *
+ * <ul>
+ *   <li><b>Abortable</b> ({@code TransactionAbortableException}, {@code CommitFailedException} from
+ *       a stale group generation, a timeout of a send or of the offsets, a failed send, and any
+ *       other {@code KafkaException} not listed below): the transaction is aborted, the sink stays
+ *       open, and the next {@code emit} writes the same rows again in a new transaction, then the
+ *       ones finalized since. Rows of a partition revoked meanwhile are dropped: its next owner
+ *       writes them from the last commit.
+ *   <li><b>Fatal</b> ({@code ProducerFencedException}, {@code InvalidProducerEpochException} and
+ *       every other {@code ApplicationRecoverableException}, {@code InvalidConfigurationException},
+ *       authorization and authentication errors, {@code UnsupportedVersionException}, {@code
+ *       OutOfOrderSequenceException}, {@code InvalidTxnStateException}, {@code
+ *       IllegalStateException}, a failed abort, and a timeout or interrupt of {@code
+ *       commitTransaction}, whose outcome is unknown): the producer is closed and {@link
+ *       #isClosed()} turns true. Close the consumer (plain {@code close()}: the listener commits
+ *       nothing) and start again, with a new consumer, windows and sink: the partitions go to their
+ *       next owner from the group's committed offsets, which the output topic agrees with whether
+ *       or not the last transaction committed.
+ *   <li><b>A checkpoint longer than {@code offset.metadata.max.bytes}</b> (a broker setting; tell
+ *       the builder if it is not the default 4,096): the transaction is aborted before the offsets
+ *       are sent (inside a transaction the broker's refusal would be fatal) and the exception names
+ *       the partition, the length and the limit.
+ *   <li><b>A serializer that throws</b>: before the transaction begins; nothing is sent.
+ * </ul>
+ *
+ * <h2>What the application must do</h2>
+ *
+ * <ul>
+ *   <li>One sink, with its own {@code transactional.id}, per consumer; a stable id per instance
+ *       (for example the host name) lets a restarted instance fence its dead predecessor and abort
+ *       its open transaction at once instead of after {@code transaction.timeout.ms}.
+ *   <li>The input consumer reads with {@code isolation.level=read_committed}: its committed offsets
+ *       are then fetched stable (KIP-447), so a new owner waits for a dead owner's pending
+ *       transaction to end instead of starting from an offset that the transaction then moves.
+ *   <li>Nothing else commits offsets for the group: no {@code commitSync}, no auto-commit.
+ *   <li>{@code transaction.timeout.ms} (default one minute) above the longest time between two
+ *       emits, and the poll interval ({@code max.poll.interval.ms}) above both.
+ *   <li>Readers of the output topic use {@code isolation.level=read_committed}.
+ * </ul>
+ *
+ * <p>Not thread-safe: the polling thread, as {@link KafkaWindows}. Logs at WARN each aborted
+ * transaction and at ERROR the fatal error that closes it. Starts no thread of its own (the
+ * producer's I/O thread is Kafka's).
+ *
+ * @param <K> the window key type
+ * @param <R> the result type
+ */
+public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(TransactionalSink.class);
+
+  /** The header with the row's end, 8 bytes big-endian. */
+  public static final String END_HEADER = "lowwater.end";
+
+  /** The header with the row's timing, UTF-8: EARLY, ON_TIME or LATE. */
+  public static final String TIMING_HEADER = "lowwater.timing";
+
+  /** The header with the row's index among the rows of its window, 4 bytes big-endian. */
+  public static final String INDEX_HEADER = "lowwater.index";
+
+  /** The header that says whether the row is its window's last: 1 byte, 1 or 0. */
+  public static final String FINAL_HEADER = "lowwater.final";
+
+  /** The broker's default {@code offset.metadata.max.bytes}. */
+  public static final int DEFAULT_OFFSET_METADATA_MAX_BYTES = 4096;
+
+  private final Producer<byte[], byte[]> producer;
+  private final Consumer<?, ?> consumer;
+  private final String topic;
+  private final Serializer<? super K> keySerializer;
+  private final Serializer<? super R> valueSerializer;
+  private final boolean keyedByStart;
+  private final int offsetMetadataMaxBytes;
+
+  /** The records of the current write, reused. */
+  private final List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+
+  /** Whether a transaction is open: between a write that sent and its commit or abort. */
+  private boolean inTransaction;
+
+  /** The offsets of the last transaction that committed, to skip an emit that changes nothing. */
+  private Map<TopicPartition, OffsetAndMetadata> lastCommitted = Map.of();
+
+  /** The fatal error that closed the sink, or {@code null}. */
+  private RuntimeException fatal;
+
+  private boolean closed;
+  private long transactions;
+  private long aborts;
+
+  private TransactionalSink(Builder<K, R> b, Producer<byte[], byte[]> producer) {
+    this.producer = producer;
+    this.consumer = b.windows.consumer();
+    this.topic = b.topic;
+    this.keySerializer = b.keySerializer;
+    this.valueSerializer = b.valueSerializer;
+    this.keyedByStart = b.windows.rowsIdentifiedByStart();
+    this.offsetMetadataMaxBytes = b.offsetMetadataMaxBytes;
+  }
+
+  /**
+   * Returns a builder of a sink for the rows of {@code windows}, written to {@code topic} through a
+   * producer it creates from {@code producerConfig}.
+   *
+   * @param windows the windows whose {@code emit} this sink serves; its consumer's group metadata
+   *     fences the transactions
+   * @param topic the output topic
+   * @param producerConfig the producer's settings: at least {@code bootstrap.servers} and {@code
+   *     transactional.id}; no serializers (the sink sends bytes)
+   * @param <K> the window key type
+   * @param <R> the result type
+   * @return a new builder
+   * @throws NullPointerException if an argument is null
+   */
+  public static <K, R> Builder<K, R> builder(
+      KafkaWindows<K, ?, R> windows, String topic, Map<String, ?> producerConfig) {
+    return new Builder<>(windows, topic, producerConfig);
+  }
+
+  @Override
+  public void write(List<WindowResult<K, R>> rows) {
+    requireOpen();
+    serialize(rows); // a serializer that throws does so before the transaction begins
+    if (records.isEmpty()) {
+      return;
+    }
+    try {
+      begin();
+      for (ProducerRecord<byte[], byte[]> r : records) {
+        producer.send(r); // a failed send fails commitTransaction
+      }
+    } catch (RuntimeException e) {
+      throw failed(e, "sending " + records.size() + " rows");
+    } finally {
+      records.clear();
+    }
+  }
+
+  @Override
+  public void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+    requireOpen();
+    if (!inTransaction && offsets.equals(lastCommitted)) {
+      return; // no row and no offset moved: nothing to commit
+    }
+    try {
+      requireShortMetadata(offsets);
+    } catch (IllegalStateException e) {
+      abortQuietly();
+      throw e;
+    }
+    try {
+      begin();
+      producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
+    } catch (RuntimeException e) {
+      throw failed(e, "sending the offsets");
+    }
+    try {
+      producer.commitTransaction();
+    } catch (org.apache.kafka.common.errors.TimeoutException
+        | org.apache.kafka.common.errors.InterruptException e) {
+      // The commit may be completing: abort is not allowed, and only a retry of the same commit
+      // could tell. The rows would be written again by the next emit, so the outcome must not
+      // matter: close, and let the next owner start from what the group committed.
+      throw fatal(e, "committing the transaction (outcome unknown)");
+    } catch (RuntimeException e) {
+      throw failed(e, "committing the transaction");
+    }
+    inTransaction = false;
+    transactions++;
+    lastCommitted = Map.copyOf(offsets);
+  }
+
+  /** Returns whether a fatal error (or {@link #close()}) closed the sink and its producer. */
+  public boolean isClosed() {
+    return closed;
+  }
+
+  /** Returns the number of transactions committed. */
+  public long transactions() {
+    return transactions;
+  }
+
+  /** Returns the number of transactions aborted after an abortable error. */
+  public long aborts() {
+    return aborts;
+  }
+
+  /**
+   * Aborts an open transaction, if any, and closes the producer. Idempotent. Offsets committed so
+   * far stay: the partitions' next owner starts from them.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    abortQuietly();
+    closed = true;
+    producer.close();
+  }
+
+  @Override
+  public String toString() {
+    return "TransactionalSink{topic="
+        + topic
+        + ", transactions="
+        + transactions
+        + ", aborts="
+        + aborts
+        + (fatal != null ? ", closed by " + fatal : closed ? ", closed" : "")
+        + "}";
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private void begin() {
+    if (!inTransaction) {
+      producer.beginTransaction();
+      inTransaction = true;
+    }
+  }
+
+  private void serialize(List<WindowResult<K, R>> rows) {
+    records.clear();
+    for (WindowResult<K, R> r : rows) {
+      TopicPartition source = (TopicPartition) r.source();
+      String inputTopic = source == null ? "" : source.topic();
+      int partition = source == null ? -1 : source.partition();
+      byte[] key = keySerializer.serialize(topic, r.key());
+      for (long replaced : r.replaces()) {
+        byte[] k = RowKey.encode(replaced, RowKey.NO_END, inputTopic, partition, key);
+        records.add(new ProducerRecord<>(topic, null, k, null));
+      }
+      long keyEnd = keyedByStart ? RowKey.NO_END : r.end();
+      RecordHeaders headers = new RecordHeaders();
+      headers.add(END_HEADER, ByteBuffer.allocate(8).putLong(r.end()).array());
+      headers.add(TIMING_HEADER, r.timing().name().getBytes(StandardCharsets.UTF_8));
+      headers.add(INDEX_HEADER, ByteBuffer.allocate(4).putInt(r.index()).array());
+      headers.add(FINAL_HEADER, new byte[] {(byte) (r.isFinal() ? 1 : 0)});
+      records.add(
+          new ProducerRecord<>(
+              topic,
+              null,
+              null,
+              RowKey.encode(r.start(), keyEnd, inputTopic, partition, key),
+              valueSerializer.serialize(topic, headers, r.value()),
+              headers));
+    }
+  }
+
+  private void requireShortMetadata(Map<TopicPartition, OffsetAndMetadata> offsets) {
+    for (Map.Entry<TopicPartition, OffsetAndMetadata> e : offsets.entrySet()) {
+      String metadata = e.getValue().metadata();
+      int length = metadata == null ? 0 : metadata.getBytes(StandardCharsets.UTF_8).length;
+      if (length > offsetMetadataMaxBytes) {
+        throw new IllegalStateException(
+            "the checkpoint of "
+                + e.getKey()
+                + " is "
+                + length
+                + " bytes, above offset.metadata.max.bytes = "
+                + offsetMetadataMaxBytes
+                + ": inside a transaction the broker's refusal would be fatal; the transaction"
+                + " was aborted. Raise the broker's offset.metadata.max.bytes (and the builder's"
+                + " offsetMetadataMaxBytes)");
+      }
+    }
+  }
+
+  /** Aborts after an abortable error, or closes after a fatal one; returns what to throw. */
+  private RuntimeException failed(RuntimeException e, String what) {
+    if (isFatal(e)) {
+      return fatal(e, what);
+    }
+    try {
+      if (inTransaction) {
+        producer.abortTransaction();
+        inTransaction = false;
+      }
+    } catch (RuntimeException abortFailed) {
+      abortFailed.addSuppressed(e);
+      return fatal(abortFailed, what + ", then aborting");
+    }
+    aborts++;
+    LOG.warn(
+        "Transaction to {} aborted after an error while {}; the next emit writes its rows again",
+        topic,
+        what,
+        e);
+    return e;
+  }
+
+  private RuntimeException fatal(RuntimeException e, String what) {
+    fatal = e;
+    closed = true;
+    inTransaction = false;
+    LOG.error(
+        "Transactional sink to {} closed after a fatal error while {}: close the consumer and start"
+            + " again; the partitions' next owner starts from the group's committed offsets",
+        topic,
+        what,
+        e);
+    try {
+      producer.close(Duration.ZERO);
+    } catch (RuntimeException closeFailed) {
+      e.addSuppressed(closeFailed);
+    }
+    return e;
+  }
+
+  private void abortQuietly() {
+    if (inTransaction && fatal == null) {
+      try {
+        producer.abortTransaction();
+        aborts++;
+      } catch (RuntimeException e) {
+        LOG.warn("Could not abort the open transaction to {}", topic, e);
+      } finally {
+        inTransaction = false;
+      }
+    }
+  }
+
+  private void requireOpen() {
+    if (closed) {
+      throw new IllegalStateException(
+          fatal != null
+              ? "the transactional sink to "
+                  + topic
+                  + " was closed by a fatal error ("
+                  + fatal
+                  + "): close the consumer and start again with a new sink"
+              : "the transactional sink to " + topic + " is closed",
+          fatal);
+    }
+  }
+
+  /** Whether {@code e}, or a cause of it, leaves the producer unusable (see the class comment). */
+  static boolean isFatal(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof org.apache.kafka.common.errors.ApplicationRecoverableException
+          || t instanceof org.apache.kafka.common.errors.InvalidConfigurationException
+          || t instanceof org.apache.kafka.common.errors.AuthorizationException
+          || t instanceof org.apache.kafka.common.errors.AuthenticationException
+          || t instanceof org.apache.kafka.common.errors.UnsupportedVersionException
+          || t instanceof org.apache.kafka.common.errors.UnsupportedForMessageFormatException
+          || t instanceof org.apache.kafka.common.errors.OutOfOrderSequenceException
+          || t instanceof org.apache.kafka.common.errors.InvalidTxnStateException
+          || t instanceof IllegalStateException) {
+        return true;
+      }
+    }
+    return !(e instanceof org.apache.kafka.common.KafkaException);
+  }
+
+  /**
+   * Configures a {@link TransactionalSink}. The serializers are required; every other option has a
+   * default. Not thread-safe.
+   *
+   * @param <K> the window key type
+   * @param <R> the result type
+   */
+  public static final class Builder<K, R> {
+    private final KafkaWindows<K, ?, R> windows;
+    private final String topic;
+    private final Map<String, Object> producerConfig;
+    private Serializer<? super K> keySerializer;
+    private Serializer<? super R> valueSerializer;
+    private int offsetMetadataMaxBytes = DEFAULT_OFFSET_METADATA_MAX_BYTES;
+
+    private Builder(KafkaWindows<K, ?, R> windows, String topic, Map<String, ?> producerConfig) {
+      this.windows = Objects.requireNonNull(windows, "windows");
+      this.topic = Objects.requireNonNull(topic, "topic");
+      this.producerConfig = new HashMap<>(Objects.requireNonNull(producerConfig, "producerConfig"));
+      if (topic.isBlank()) {
+        throw new IllegalArgumentException("topic must not be blank: '" + topic + "'");
+      }
+    }
+
+    /**
+     * Sets the serializer of the window key, whose bytes end the {@link RowKey}.
+     *
+     * @param keySerializer the serializer, configured
+     * @return this builder
+     */
+    public Builder<K, R> keySerializer(Serializer<? super K> keySerializer) {
+      this.keySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
+      return this;
+    }
+
+    /**
+     * Sets the serializer of the result, the record's value.
+     *
+     * @param valueSerializer the serializer, configured
+     * @return this builder
+     */
+    public Builder<K, R> valueSerializer(Serializer<? super R> valueSerializer) {
+      this.valueSerializer = Objects.requireNonNull(valueSerializer, "valueSerializer");
+      return this;
+    }
+
+    /**
+     * Sets the broker's {@code offset.metadata.max.bytes}, if it is not the default 4,096: a
+     * checkpoint longer than that is refused before the offsets are sent.
+     *
+     * @param bytes the broker's limit
+     * @return this builder
+     * @throws IllegalArgumentException if {@code bytes} is negative
+     */
+    public Builder<K, R> offsetMetadataMaxBytes(int bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException("offsetMetadataMaxBytes must be >= 0: " + bytes);
+      }
+      this.offsetMetadataMaxBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Creates the producer and initializes its transactions ({@code initTransactions}, which fences
+     * an earlier producer with the same {@code transactional.id} and aborts its open transaction).
+     *
+     * @return the sink, owning the producer
+     * @throws IllegalStateException if a serializer is missing
+     * @throws IllegalArgumentException if the producer settings lack {@code transactional.id}, turn
+     *     idempotence off, set {@code acks} other than {@code all}, or set serializers
+     */
+    public TransactionalSink<K, R> build() {
+      checkSettings();
+      Producer<byte[], byte[]> producer =
+          new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer());
+      return initialized(producer);
+    }
+
+    /** The sink over a producer built elsewhere (tests: a mock, or a wrapper that crashes). */
+    TransactionalSink<K, R> build(Producer<byte[], byte[]> producer) {
+      requireSerializers();
+      return initialized(Objects.requireNonNull(producer, "producer"));
+    }
+
+    private TransactionalSink<K, R> initialized(Producer<byte[], byte[]> producer) {
+      requireSerializers();
+      try {
+        producer.initTransactions();
+      } catch (RuntimeException e) {
+        producer.close(Duration.ZERO);
+        throw e;
+      }
+      return new TransactionalSink<>(this, producer);
+    }
+
+    private void requireSerializers() {
+      if (keySerializer == null || valueSerializer == null) {
+        throw new IllegalStateException(
+            "keySerializer and valueSerializer are required: the record key is a RowKey ending"
+                + " with the window key's bytes, and the value is the result's bytes");
+      }
+    }
+
+    private void checkSettings() {
+      requireSerializers();
+      Object id = producerConfig.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
+      if (id == null || id.toString().isBlank()) {
+        throw new IllegalArgumentException(
+            "producerConfig must set transactional.id, one per consumer instance (a stable one,"
+                + " such as the host name, fences a dead predecessor at once): "
+                + id);
+      }
+      Object idempotence = producerConfig.get(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
+      if (idempotence != null && !Boolean.parseBoolean(idempotence.toString())) {
+        throw new IllegalArgumentException(
+            "producerConfig must not turn enable.idempotence off: transactions need it: "
+                + idempotence);
+      }
+      Object acks = producerConfig.get(ProducerConfig.ACKS_CONFIG);
+      if (acks != null && !acks.toString().equals("all") && !acks.toString().equals("-1")) {
+        throw new IllegalArgumentException(
+            "producerConfig must leave acks at all: transactions need it: " + acks);
+      }
+      for (String s :
+          List.of(
+              ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+              ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG)) {
+        if (producerConfig.containsKey(s)) {
+          throw new IllegalArgumentException(
+              "producerConfig must not set "
+                  + s
+                  + ": the sink sends bytes; set keySerializer and valueSerializer on the builder: "
+                  + producerConfig.get(s));
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,392 @@
+package io.github.lowwater.kafka;
+
+import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.P0;
+import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.P1;
+import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.T0;
+import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.millis;
+import static io.github.lowwater.kafka.KafkaWindowsMockConsumerTest.record;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.lowwater.ManualClock;
+import io.github.lowwater.window.Aggregators;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TransactionAbortableException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.LongSerializer;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link TransactionalSink} over Kafka's {@link MockProducer}: the records it writes, one
+ * transaction per emit with the offsets and the consumer's group metadata, and its error table
+ * (abortable: abort and write the same rows again; fatal: close). The real broker, a group and a
+ * killed process are in {@code TransactionalSinkGroupTest}.
+ */
+class TransactionalSinkTest {
+
+  static final String OUT = "windows-out";
+
+  final ManualClock clock = new ManualClock(T0.plus(Duration.ofMinutes(30)));
+  final MockConsumer<String, String> consumer = KafkaWindowsTest.assigned(P0, P1);
+  final MockProducer<byte[], byte[]> producer =
+      new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+
+  KafkaWindows<String, Long, Long> windows(KafkaWindows.Builder<Long, Long> builder) {
+    KafkaWindows<String, Long, Long> w =
+        builder.allowedLateness(Duration.ZERO).clock(clock).consumer(consumer).build();
+    w.rebalanceListener().onPartitionsAssigned(List.of(P0, P1));
+    return w;
+  }
+
+  KafkaWindows<String, Long, Long> tumbling() {
+    return windows(KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.count()));
+  }
+
+  static TransactionalSink.Builder<String, Long> sinkOf(KafkaWindows<String, Long, Long> w) {
+    return TransactionalSink.builder(w, OUT, Map.of("transactional.id", "t-1"))
+        .keySerializer(new StringSerializer())
+        .valueSerializer(new LongSerializer());
+  }
+
+  /** What a read_committed reader sees: the committed records, as "start end partition key=v". */
+  List<String> committed() {
+    List<String> rows = new ArrayList<>();
+    for (ProducerRecord<byte[], byte[]> r : producer.history()) {
+      rows.add(describe(r));
+    }
+    return rows;
+  }
+
+  static String describe(ProducerRecord<byte[], byte[]> r) {
+    RowKey k = RowKey.parse(r.key());
+    String key = new String(k.key(), StandardCharsets.UTF_8);
+    String end = k.end() == RowKey.NO_END ? "-" : Long.toString((k.end() - k.start()) / 60_000);
+    if (r.value() == null) {
+      return (k.start() - T0.toEpochMilli()) / 60_000
+          + " "
+          + end
+          + " p"
+          + k.partition()
+          + " "
+          + key
+          + " deleted";
+    }
+    long value = ByteBuffer.wrap(r.value()).getLong();
+    String timing =
+        new String(
+            r.headers().lastHeader(TransactionalSink.TIMING_HEADER).value(),
+            StandardCharsets.UTF_8);
+    int index =
+        ByteBuffer.wrap(r.headers().lastHeader(TransactionalSink.INDEX_HEADER).value()).getInt();
+    return (k.start() - T0.toEpochMilli()) / 60_000
+        + " "
+        + end
+        + " p"
+        + k.partition()
+        + " "
+        + key
+        + "="
+        + value
+        + " "
+        + timing
+        + "#"
+        + index;
+  }
+
+  @Test
+  void anEmitIsOneTransactionWithItsRowsAndItsOffsetsFencedByTheGroupMetadata() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    TransactionalSink<String, Long> sink = sinkOf(w).build(producer);
+    assertThat(producer.transactionInitialized()).isTrue();
+    KafkaWindowsTest.feed(
+        w, record(P0, 0, 0.5, "a"), record(P0, 1, 1, "a"), record(P0, 2, 5.5, "b"));
+    KafkaWindowsTest.feed(w, record(P1, 0, 2, "c"), record(P1, 1, 6, "c"));
+
+    assertThat(w.emit(sink)).isEqualTo(2);
+
+    assertThat(committed()).containsExactly("0 5 p0 a=2 ON_TIME#0", "0 5 p1 c=1 ON_TIME#0");
+    ProducerRecord<byte[], byte[]> first = producer.history().get(0);
+    assertThat(first.topic()).isEqualTo(OUT);
+    assertThat(
+            ByteBuffer.wrap(first.headers().lastHeader(TransactionalSink.END_HEADER).value())
+                .getLong())
+        .isEqualTo(millis(5));
+    assertThat(first.headers().lastHeader(TransactionalSink.FINAL_HEADER).value())
+        .containsExactly(1);
+    assertThat(RowKey.parse(first.key()).topic()).isEqualTo(P0.topic());
+    assertThat(producer.commitCount()).isEqualTo(1);
+    // The offsets went into the transaction, with the checkpoints, for the consumer's group.
+    Map<TopicPartition, OffsetAndMetadata> sent =
+        producer.consumerGroupOffsetsHistory().get(0).get(consumer.groupMetadata().groupId());
+    assertThat(sent).isEqualTo(w.committableOffsets());
+    assertThat(sent.get(P0).offset()).isEqualTo(2);
+    assertThat(Checkpoint.parse(sent.get(P0).metadata()).writtenThroughMillis())
+        .isEqualTo(millis(5.5)); // the watermark of the drain
+    assertThat(sink.transactions()).isEqualTo(1);
+  }
+
+  @Test
+  void anEmitThatChangesNothingCommitsNoTransactionAndOneThatMovesOnlyOffsetsCommitsThem() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    TransactionalSink<String, Long> sink = sinkOf(w).build(producer);
+    assertThat(w.emit(sink)).isZero();
+    assertThat(producer.commitCount()).isZero(); // nothing read yet: no offsets
+    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"));
+    w.emit(sink); // no row, but P0 has delivered: its offsets are committed
+    assertThat(producer.commitCount()).isEqualTo(1);
+    w.emit(sink);
+    assertThat(producer.commitCount()).isEqualTo(1); // the same offsets: no transaction
+    assertThat(producer.history()).isEmpty();
+  }
+
+  @Test
+  void anAbortableErrorAbortsAndTheNextEmitWritesTheSameRowsAgainThenTheNewOnes() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    TransactionalSink<String, Long> sink = sinkOf(w).build(producer);
+    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    producer.commitTransactionException = new TransactionAbortableException("abortable");
+    assertThatThrownBy(() -> w.emit(sink))
+        .isInstanceOf(SinkException.class)
+        .hasMessageContaining("commit failed")
+        .hasCauseInstanceOf(TransactionAbortableException.class);
+    assertThat(producer.transactionAborted()).isTrue();
+    assertThat(producer.history()).isEmpty(); // a read_committed reader sees nothing
+    assertThat(sink.isClosed()).isFalse();
+    assertThat(sink.aborts()).isEqualTo(1);
+
+    producer.commitTransactionException = null;
+    // A stale generation (the group rebalanced) fails the offsets: abortable too.
+    KafkaWindowsTest.feed(w, record(P0, 2, 10.5, "b"));
+    producer.sendOffsetsToTransactionException = new CommitFailedException("stale generation");
+    assertThatThrownBy(() -> w.emit(sink)).hasCauseInstanceOf(CommitFailedException.class);
+    producer.sendOffsetsToTransactionException = null;
+    assertThat(producer.history()).isEmpty();
+
+    assertThat(w.emit(sink)).isEqualTo(2);
+    assertThat(committed()).containsExactly("0 5 p0 a=1 ON_TIME#0", "5 5 p0 b=1 ON_TIME#0");
+    assertThat(sink.aborts()).isEqualTo(2);
+    assertThat(producer.commitCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aRowOfAPartitionRevokedAfterAnAbortIsNeverWrittenByThisInstance() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    TransactionalSink<String, Long> sink = sinkOf(w).build(producer);
+    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    KafkaWindowsTest.feed(w, record(P1, 0, 0.5, "c"), record(P1, 1, 5.5, "d"));
+    producer.commitTransactionException = new KafkaException("a send failed");
+    assertThatThrownBy(() -> w.emit(sink)).isInstanceOf(SinkException.class);
+    producer.commitTransactionException = null;
+    w.rebalanceListener().onPartitionsRevoked(List.of(P0));
+    assertThat(w.emit(sink)).isEqualTo(1);
+    assertThat(committed()).containsExactly("0 5 p1 c=1 ON_TIME#0");
+    assertThat(producer.consumerGroupOffsetsHistory().get(0).values().iterator().next())
+        .containsOnlyKeys(P1);
+  }
+
+  @Test
+  void aFencedProducerClosesTheSinkAndEveryLaterCallSaysWhy() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    TransactionalSink<String, Long> sink = sinkOf(w).build(producer);
+    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    producer.commitTransactionException = new ProducerFencedException("a newer producer");
+    assertThatThrownBy(() -> w.emit(sink)).hasCauseInstanceOf(ProducerFencedException.class);
+    assertThat(sink.isClosed()).isTrue();
+    assertThat(producer.closed()).isTrue();
+    assertThat(producer.transactionAborted()).isFalse(); // a fenced producer cannot abort
+    assertThatThrownBy(() -> w.emit(sink))
+        .isInstanceOf(SinkException.class)
+        .cause()
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed by a fatal error")
+        .hasMessageContaining("ProducerFencedException")
+        .hasMessageContaining("close the consumer and start again");
+    assertThat(producer.history()).isEmpty();
+    assertThat(sink.toString()).contains("closed by");
+  }
+
+  @Test
+  void aCommitThatTimesOutHasAnUnknownOutcomeAndClosesTheSink() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    TransactionalSink<String, Long> sink = sinkOf(w).build(producer);
+    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    producer.commitTransactionException = new TimeoutException("no answer");
+    assertThatThrownBy(() -> w.emit(sink)).hasCauseInstanceOf(TimeoutException.class);
+    assertThat(sink.isClosed()).isTrue();
+    assertThat(producer.transactionAborted()).isFalse(); // abort is not allowed after it
+  }
+
+  @Test
+  void aFailedAbortIsFatal() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    TransactionalSink<String, Long> sink = sinkOf(w).build(producer);
+    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    producer.commitTransactionException = new TransactionAbortableException("abortable");
+    producer.abortTransactionException = new KafkaException("the coordinator is gone");
+    assertThatThrownBy(() -> w.emit(sink))
+        .cause()
+        .hasMessage("the coordinator is gone")
+        .satisfies(e -> assertThat(e.getSuppressed()).hasSize(1));
+    assertThat(sink.isClosed()).isTrue();
+  }
+
+  @Test
+  void aCheckpointAboveTheBrokersMetadataLimitAbortsBeforeTheOffsetsAreSentAndNamesTheLimit() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    TransactionalSink<String, Long> sink = sinkOf(w).offsetMetadataMaxBytes(20).build(producer);
+    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> w.emit(sink));
+    int length = w.committableOffsets().get(P0).metadata().length(); // as the emit found it
+    assertThat(thrown)
+        .cause()
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("the checkpoint of " + P0 + " is " + length + " bytes")
+        .hasMessageContaining("offset.metadata.max.bytes = 20");
+    assertThat(producer.transactionAborted()).isTrue();
+    assertThat(producer.sentOffsets()).isFalse();
+    assertThat(producer.history()).isEmpty();
+    assertThat(sink.isClosed()).isFalse();
+  }
+
+  @Test
+  void aSerializerThatThrowsDoesSoBeforeTheTransactionBegins() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    boolean[] fail = {true};
+    Serializer<Long> flaky =
+        (topic, v) -> {
+          if (fail[0]) {
+            throw new IllegalArgumentException("cannot serialize " + v);
+          }
+          return new LongSerializer().serialize(topic, v);
+        };
+    TransactionalSink<String, Long> sink =
+        TransactionalSink.builder(w, OUT, Map.of("transactional.id", "t-1"))
+            .keySerializer(new StringSerializer())
+            .valueSerializer(flaky)
+            .build(producer);
+    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    assertThatThrownBy(() -> w.emit(sink)).hasCauseInstanceOf(IllegalArgumentException.class);
+    assertThat(producer.transactionInFlight()).isFalse();
+    assertThat(producer.transactionAborted()).isFalse();
+    assertThat(sink.isClosed()).isFalse();
+    fail[0] = false;
+    assertThat(w.emit(sink)).isEqualTo(1);
+    assertThat(committed()).containsExactly("0 5 p0 a=1 ON_TIME#0");
+  }
+
+  @Test
+  void sessionRowsWithPanesAreKeyedByTheirStartAndAReplacedRowGetsATombstone() {
+    KafkaWindows<String, Long, Long> w =
+        windows(
+            KafkaWindows.<Long, Long>sessions(Duration.ofMinutes(2), Aggregators.count())
+                .earlyResults(Duration.ofMinutes(1))
+                .grace(Duration.ofMinutes(5)));
+    TransactionalSink<String, Long> sink = sinkOf(w).build(producer);
+    KafkaWindowsTest.feed(w, record(P0, 0, 3, "a"), record(P0, 1, 4.5, "z")); // an early row of 3
+    w.emit(sink);
+    KafkaWindowsTest.feed(w, record(P0, 2, 1.5, "a")); // moves a's session start to 1.5
+    KafkaWindowsTest.feed(w, record(P0, 3, 9, "z"));
+    w.emit(sink);
+    List<String> rows = committed();
+    assertThat(rows).contains("3 - p0 a=1 EARLY#0", "3 - p0 a deleted");
+    assertThat(rows.indexOf("3 - p0 a deleted")).isLessThan(rows.size());
+    assertThat(rows.stream().filter(r -> r.startsWith("1 - p0 a=2")).count()).isPositive();
+    // Sessions without panes keep their end in the key.
+    KafkaWindows<String, Long, Long> plain =
+        windows(KafkaWindows.<Long, Long>sessions(Duration.ofMinutes(2), Aggregators.count()));
+    assertThat(plain.rowsIdentifiedByStart()).isFalse();
+    assertThat(w.rowsIdentifiedByStart()).isTrue();
+  }
+
+  @Test
+  void theBuilderRefusesSettingsThatBreakTransactionsAndNamesThem() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    Map<String, Object> ok = new HashMap<>(Map.of("bootstrap.servers", "127.0.0.1:1"));
+    assertThatThrownBy(() -> sinkOf(w, ok).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("producerConfig must set transactional.id")
+        .hasMessageEndingWith(": null");
+    ok.put("transactional.id", "t-1");
+    for (Map.Entry<String, String> bad :
+        Map.of(
+                "enable.idempotence", "false",
+                "acks", "1",
+                "key.serializer", "org.apache.kafka.common.serialization.StringSerializer")
+            .entrySet()) {
+      Map<String, Object> config = new HashMap<>(ok);
+      config.put(bad.getKey(), bad.getValue());
+      assertThatThrownBy(() -> sinkOf(w, config).build())
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(bad.getKey())
+          .hasMessageEndingWith(": " + bad.getValue());
+    }
+    assertThatThrownBy(() -> TransactionalSink.builder(w, OUT, ok).build(producer))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("keySerializer and valueSerializer are required");
+    assertThatThrownBy(() -> TransactionalSink.builder(w, " ", ok))
+        .hasMessage("topic must not be blank: ' '");
+    assertThatThrownBy(() -> sinkOf(w).offsetMetadataMaxBytes(-1))
+        .hasMessage("offsetMetadataMaxBytes must be >= 0: -1");
+    assertThat(producer.transactionInitialized()).isFalse();
+  }
+
+  static TransactionalSink.Builder<String, Long> sinkOf(
+      KafkaWindows<String, Long, Long> w, Map<String, Object> config) {
+    return TransactionalSink.builder(w, OUT, config)
+        .keySerializer(new StringSerializer())
+        .valueSerializer(new LongSerializer());
+  }
+
+  @Test
+  void closeAbortsNothingWhenNoTransactionIsOpenAndIsIdempotent() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    TransactionalSink<String, Long> sink = sinkOf(w).build(producer);
+    sink.close();
+    sink.close();
+    assertThat(producer.closed()).isTrue();
+    assertThat(producer.transactionAborted()).isFalse();
+    assertThatThrownBy(() -> sink.write(List.of()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("the transactional sink to " + OUT + " is closed");
+  }
+
+  @Test
+  void theErrorTableClassifiesByTheWholeCauseChain() {
+    assertThat(TransactionalSink.isFatal(new TransactionAbortableException("x"))).isFalse();
+    assertThat(TransactionalSink.isFatal(new CommitFailedException("x"))).isFalse();
+    assertThat(TransactionalSink.isFatal(new TimeoutException("x"))).isFalse();
+    assertThat(TransactionalSink.isFatal(new KafkaException("x"))).isFalse();
+    assertThat(TransactionalSink.isFatal(new ProducerFencedException("x"))).isTrue();
+    assertThat(
+            TransactionalSink.isFatal(
+                new KafkaException("wrapped", new ProducerFencedException("x"))))
+        .isTrue();
+    assertThat(
+            TransactionalSink.isFatal(
+                new org.apache.kafka.common.errors.InvalidProducerEpochException("x")))
+        .isTrue();
+    assertThat(
+            TransactionalSink.isFatal(
+                new org.apache.kafka.common.errors.TransactionalIdAuthorizationException("x")))
+        .isTrue();
+    assertThat(TransactionalSink.isFatal(new IllegalStateException("x"))).isTrue();
+    assertThat(TransactionalSink.isFatal(new NullPointerException("x"))).isTrue();
+  }
+}
