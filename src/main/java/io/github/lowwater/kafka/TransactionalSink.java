@@ -361,7 +361,14 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
         producer.abortTransaction();
         aborts++;
       } catch (RuntimeException e) {
-        LOG.warn("Could not abort the open transaction to {}", topic, e);
+        if (isFatal(e)) { // fenced by a newer producer, which aborted it, or it timed out
+          LOG.info(
+              "The open transaction to {} could not be aborted ({}); the broker aborts it",
+              topic,
+              e.toString());
+        } else {
+          LOG.warn("Could not abort the open transaction to {}", topic, e);
+        }
       } finally {
         inTransaction = false;
       }

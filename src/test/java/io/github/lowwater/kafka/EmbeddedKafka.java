@@ -78,6 +78,10 @@ public final class EmbeddedKafka implements AutoCloseable {
       props.put("offsets.topic.num.partitions", "1");
       props.put("transaction.state.log.replication.factor", "1");
       props.put("transaction.state.log.min.isr", "1");
+      // Transactions (TransactionalSink): one partition of the state log is created at once, and a
+      // transaction left open by a dead producer is aborted within a second of its timeout.
+      props.put("transaction.state.log.num.partitions", "1");
+      props.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
       props.put("share.coordinator.state.topic.replication.factor", "1");
       props.put("share.coordinator.state.topic.min.isr", "1");
       props.put("group.initial.rebalance.delay.ms", "0");

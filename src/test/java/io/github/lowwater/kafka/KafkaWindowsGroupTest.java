@@ -504,6 +504,20 @@ class KafkaWindowsGroupTest {
     /** Null but for the pane runs. */
     PaneRun panes;
 
+    /**
+     * Null but for the transactional runs, whose instances emit through a {@link TransactionalSink}
+     * to this topic (see {@link TransactionalSinkGroupTest}).
+     */
+    String outputTopic;
+
+    /** The keys the dead instance had sent in its open transaction when it died. */
+    List<byte[]> deadInFlight = List.of();
+
+    GroupRun transactional() {
+      this.outputTopic = topic + "-out";
+      return this;
+    }
+
     GroupRun panes(Duration earlyResults, Duration grace, Duration lateness) {
       this.earlyResults = earlyResults;
       this.grace = grace;
@@ -538,6 +552,9 @@ class KafkaWindowsGroupTest {
 
     void runAndVerify() throws Exception {
       broker.createTopic(topic, PARTITIONS);
+      if (outputTopic != null) {
+        broker.createTopic(outputTopic, 4);
+      }
       stage("topic");
       if (earlyResults != null) {
         panes = new PaneRun();
@@ -562,6 +579,7 @@ class KafkaWindowsGroupTest {
             i.thread.join(Duration.ofSeconds(10).toMillis());
             if (!i.thread.isAlive()) {
               i.closeIfFrozen();
+              i.closeSink();
             }
           }
         }
@@ -598,6 +616,9 @@ class KafkaWindowsGroupTest {
           "an instance writes results and dies before committing",
           () -> crashToken.get() != null && !crashToken.get().thread.isAlive());
       Instance dead = crashToken.get();
+      if (dead.dying != null) {
+        deadInFlight = dead.dying.keysInTransaction();
+      }
       for (Instance i : running) {
         if (i != dead) {
           i.command = Command.RUN;
@@ -658,6 +679,9 @@ class KafkaWindowsGroupTest {
       Map<String, String> config = new HashMap<>(protocolConfig);
       config.put("client.id", group + "-" + name);
       config.put("max.poll.records", "200");
+      if (outputTopic != null) {
+        config.put("isolation.level", "read_committed"); // committed offsets fetched stable
+      }
       if (paced) {
         config.put("max.partition.fetch.bytes", "2048");
         config.put("fetch.min.bytes", "1048576");
@@ -673,6 +697,9 @@ class KafkaWindowsGroupTest {
               .build();
       Instance i =
           new Instance(name, consumer, windows, topic, sink, crash, drain, crashToken, panes);
+      if (outputTopic != null) {
+        i.transactional(outputTopic, group + "-" + name);
+      }
       everyInstance.add(i);
       running.add(i);
       i.thread.start();
@@ -901,6 +928,7 @@ class KafkaWindowsGroupTest {
     // -------------------------------------------------------------------------------- verify
 
     void verify() throws Exception {
+      List<String> outputChecks = outputTopic != null ? readOutput() : List.of();
       Map<TopicPartition, Long> ends = endOffsets();
       List<Event> events = new ArrayList<>();
       long[][] timestamps = readTopic(ends, events);
@@ -970,9 +998,19 @@ class KafkaWindowsGroupTest {
       if (gap == null) {
         assertThat(redelivered).as("redelivered records; %s", summary).isPositive();
       }
-      assertThat(sink.rewrites())
-          .as("rows written again after the crash; %s", summary)
-          .isPositive();
+      if (outputTopic == null) {
+        assertThat(sink.rewrites())
+            .as("rows written again after the crash; %s", summary)
+            .isPositive();
+      } else {
+        assertThat(outputChecks).as("the output topic; %s", summary).isEmpty();
+        System.out.println(
+            group
+                + ": "
+                + everyInstance.stream()
+                    .map(i -> i.tx.toString())
+                    .collect(Collectors.joining(", ")));
+      }
       assertThat(deadMemberStayed)
           .as("the dead instance was still a member of the group right after its crash")
           .isTrue();
@@ -992,6 +1030,58 @@ class KafkaWindowsGroupTest {
       if (panes != null) {
         panes.verify(group, topic, PARTITIONS, WINDOW_MILLIS, options(), summary);
       }
+    }
+
+    /**
+     * Reads the output topic into the sink: every committed row once (read_committed); and checks
+     * that the dead instance's rows, sent in its open transaction, are in the log (read_uncommitted
+     * sees them) and were committed exactly once, by the next owners. Returns what failed.
+     */
+    List<String> readOutput() {
+      List<ConsumerRecord<byte[], byte[]>> committed =
+          OutputTopic.read(
+              broker.bootstrapServers(), outputTopic, "read_committed", STAGE_DEADLINE);
+      List<ConsumerRecord<byte[], byte[]>> all =
+          OutputTopic.read(
+              broker.bootstrapServers(), outputTopic, "read_uncommitted", STAGE_DEADLINE);
+      List<String> failures = new ArrayList<>();
+      Map<RowKey, Integer> times = new HashMap<>();
+      for (ConsumerRecord<byte[], byte[]> r : committed) {
+        RowKey k = RowKey.parse(r.key());
+        if (times.merge(k, 1, Integer::sum) > 1) {
+          failures.add("committed twice: " + k);
+        }
+        sink.write(
+            "output",
+            0,
+            k.topic(),
+            k.partition(),
+            k.start(),
+            new String(k.key(), java.nio.charset.StandardCharsets.UTF_8),
+            java.nio.ByteBuffer.wrap(r.value()).getLong(),
+            Timing.ON_TIME,
+            0,
+            true);
+      }
+      Map<RowKey, Integer> seen = new HashMap<>();
+      all.forEach(r -> seen.merge(RowKey.parse(r.key()), 1, Integer::sum));
+      if (deadInFlight.isEmpty()) {
+        failures.add("the dead instance had sent no row in its open transaction");
+      }
+      for (byte[] key : deadInFlight) {
+        RowKey k = RowKey.parse(key);
+        if (seen.getOrDefault(k, 0) < 2) {
+          failures.add("read_uncommitted does not see the aborted row and its rewrite: " + k);
+        }
+        if (times.getOrDefault(k, 0) != 1) {
+          failures.add("the dead instance's row is not committed exactly once: " + k);
+        }
+      }
+      System.out.printf(
+          "%s output: %d committed rows, %d records read uncommitted, %d in the dead"
+              + " transaction%n",
+          group, committed.size(), all.size(), deadInFlight.size());
+      return failures;
     }
 
     /** Every record of the topic: its timestamps by partition and offset, and its events. */
@@ -1153,6 +1243,11 @@ class KafkaWindowsGroupTest {
     /** Polls after which every assigned partition (at least one) counted as active. */
     volatile long allActivePolls;
 
+    /** Null but in the transactional runs: the sink and its producer, which can die. */
+    TransactionalSink<String, Long> tx;
+
+    DyingProducer dying;
+
     final Thread thread;
     final AtomicLong consumed = new AtomicLong();
     volatile Command command = Command.RUN;
@@ -1200,26 +1295,35 @@ class KafkaWindowsGroupTest {
           consumed.addAndGet(records.count());
           ownedEver.addAll(windows.assignedPartitions());
           checkPartitionCounts();
-          int written = writeFinalized();
-          if (command == Command.CRASH && written > 0 && crashToken.compareAndSet(null, this)) {
-            // Written, not committed. A dead process runs no callback and sends no LeaveGroup.
-            assignment = Set.copyOf(consumer.assignment());
-            listener.detached = true;
-            if (crash == Crash.CLOSE_REMAINING_IN_GROUP) {
-              closeRemainingInGroup();
+          if (tx != null) {
+            try {
+              emit();
+            } catch (DyingProducer.Death d) {
+              die(); // sent and the offsets too, not committed
+              return;
             }
-            crashed = true;
-            return;
+          } else {
+            int written = writeFinalized();
+            if (command == Command.CRASH && written > 0 && crashToken.compareAndSet(null, this)) {
+              die(); // written, not committed
+              return;
+            }
+            commit();
           }
-          commit();
           assignment = Set.copyOf(consumer.assignment());
           Map<TopicPartition, Long> ends = endOffsets;
           if (ends != null) {
             atEnd = reachedEnd(ends);
             if (command == Command.FINISH && atEnd) {
               windows.finishAll(); // the end of this bounded input
-              writeFinalized();
-              consumer.commitSync(windows.committableOffsets());
+              if (tx != null) {
+                while (!emit()) {
+                  // an abortable error: the same rows again
+                }
+              } else {
+                writeFinalized();
+                consumer.commitSync(windows.committableOffsets());
+              }
               finished = true;
               break;
             }
@@ -1235,6 +1339,80 @@ class KafkaWindowsGroupTest {
         } catch (RuntimeException ignored) {
           // the failure above is what is reported
         }
+      }
+    }
+
+    /** A dead process runs no callback and sends no LeaveGroup. */
+    void die() {
+      assignment = Set.copyOf(consumer.assignment());
+      listener.detached = true;
+      if (crash == Crash.CLOSE_REMAINING_IN_GROUP) {
+        closeRemainingInGroup();
+      }
+      crashed = true;
+    }
+
+    /**
+     * Emits through the transactional sink; returns false after an abortable error (counted as a
+     * commit failure: the next emit writes the same rows again). The first instance told to crash
+     * that has sent rows in its transaction dies between sendOffsetsToTransaction and
+     * commitTransaction.
+     */
+    boolean emit() {
+      try {
+        windows.emit(tx);
+        return true;
+      } catch (SinkException e) {
+        if (tx.isClosed()) {
+          throw e;
+        }
+        commitFailures++;
+        return false;
+      }
+    }
+
+    /** Builds this instance's sink, with a producer of its own ({@code transactional.id}). */
+    void transactional(String outputTopic, String transactionalId) {
+      Map<String, Object> config =
+          Map.of(
+              "bootstrap.servers",
+              broker.bootstrapServers(),
+              "transactional.id",
+              transactionalId,
+              "transaction.timeout.ms",
+              "10000",
+              "linger.ms",
+              "5");
+      dying =
+          new DyingProducer(
+              new org.apache.kafka.clients.producer.KafkaProducer<>(
+                  config,
+                  new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                  new org.apache.kafka.common.serialization.ByteArraySerializer()));
+      dying.beforeCommit =
+          () -> {
+            if (command == Command.CRASH
+                && !dying.keysInTransaction().isEmpty()
+                && crashToken.compareAndSet(null, this)) {
+              throw new DyingProducer.Death();
+            }
+          };
+      tx =
+          TransactionalSink.builder(windows, outputTopic, config)
+              .keySerializer(new org.apache.kafka.common.serialization.StringSerializer())
+              .valueSerializer(new org.apache.kafka.common.serialization.LongSerializer())
+              .build(dying);
+    }
+
+    /** Closes the sink once the thread has ended; a dead instance's producer, without an abort. */
+    void closeSink() {
+      if (tx == null) {
+        return;
+      }
+      if (crashed) {
+        dying.close(Duration.ZERO);
+      } else {
+        tx.close();
       }
     }
 

@@ -3,7 +3,10 @@ package io.github.lowwater.bench;
 import io.github.lowwater.kafka.KafkaWindows;
 import io.github.lowwater.kafka.PartitionResultVisitor;
 import io.github.lowwater.kafka.ResultScope;
+import io.github.lowwater.kafka.ResultSink;
+import io.github.lowwater.kafka.TransactionalSink;
 import io.github.lowwater.window.Aggregators;
+import io.github.lowwater.window.WindowResult;
 import io.github.lowwater.window.WindowStats;
 import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
@@ -32,12 +35,14 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.LongSerializer;
 import org.apache.kafka.common.serialization.Serdes;
@@ -231,6 +236,13 @@ public final class EndToEnd {
     HASHMAP,
     /** A {@code KafkaConsumer} that feeds {@link KafkaWindows}. */
     LOWWATER,
+    /**
+     * The README loop to a topic: {@link KafkaWindows}, every commit interval its rows sent to an
+     * output topic by a plain idempotent producer, flushed, then {@code commitSync}.
+     */
+    LOWWATER_COMMIT_SYNC,
+    /** The same every commit interval through {@code emit(TransactionalSink)}: exactly once. */
+    LOWWATER_TRANSACTIONAL,
     /** Kafka Streams with its default (RocksDB) store. */
     STREAMS_ROCKSDB,
     /** Kafka Streams with its in-memory store. */
@@ -275,6 +287,8 @@ public final class EndToEnd {
           new Loop("windows", Engine.LOWWATER, Shape.TUMBLING),
           new Loop("windows-hopping", Engine.LOWWATER, Shape.HOPPING),
           new Loop("windows-sessions", Engine.LOWWATER, Shape.SESSIONS),
+          new Loop("windows-commitsync", Engine.LOWWATER_COMMIT_SYNC, Shape.TUMBLING),
+          new Loop("windows-transactional", Engine.LOWWATER_TRANSACTIONAL, Shape.TUMBLING),
           new Loop("streams-tumbling-rocksdb", Engine.STREAMS_ROCKSDB, Shape.TUMBLING),
           new Loop("streams-tumbling-memory", Engine.STREAMS_MEMORY, Shape.TUMBLING),
           new Loop("streams-hopping-rocksdb", Engine.STREAMS_ROCKSDB, Shape.HOPPING),
@@ -288,7 +302,14 @@ public final class EndToEnd {
   private EndToEnd() {}
 
   /** The command-line options. */
-  record Options(long records, int keys, int partitions, int warmup, int rounds, List<Loop> loops) {
+  record Options(
+      long records,
+      int keys,
+      int partitions,
+      int warmup,
+      int rounds,
+      List<Loop> loops,
+      long commitIntervalMillis) {
     static Options parse(String[] args) {
       long records = 10_000_000;
       int keys = 100_000;
@@ -296,6 +317,7 @@ public final class EndToEnd {
       int warmup = 1;
       int rounds = 3;
       List<String> loops = LOOPS;
+      long commitIntervalMillis = 100; // Kafka Streams' commit.interval.ms under exactly-once
       for (int a = 0; a < args.length; a++) {
         String name = args[a];
         if (a + 1 >= args.length) {
@@ -309,11 +331,13 @@ public final class EndToEnd {
           case "--warmup" -> warmup = Integer.parseInt(value);
           case "--rounds" -> rounds = Integer.parseInt(value);
           case "--loops" -> loops = List.of(args[a].split(","));
+          case "--commit-interval" -> commitIntervalMillis = Long.parseLong(value);
           default ->
               throw new IllegalArgumentException(
                   "unknown option "
                       + name
-                      + " (--records, --keys, --partitions, --warmup, --rounds, --loops)");
+                      + " (--records, --keys, --partitions, --warmup, --rounds, --loops,"
+                      + " --commit-interval)");
         }
       }
       if (loops.isEmpty() || loops.size() != new HashSet<>(loops).size()) {
@@ -332,8 +356,18 @@ public final class EndToEnd {
                 + ", "
                 + rounds);
       }
+      if (commitIntervalMillis < 0) {
+        throw new IllegalArgumentException(
+            "--commit-interval must be >= 0: " + commitIntervalMillis);
+      }
       return new Options(
-          records, keys, partitions, warmup, rounds, loops.stream().map(Loop::named).toList());
+          records,
+          keys,
+          partitions,
+          warmup,
+          rounds,
+          loops.stream().map(Loop::named).toList(),
+          commitIntervalMillis);
     }
 
     /** The event time that one partition's records span. */
@@ -537,6 +571,10 @@ public final class EndToEnd {
 
   /** One pass of {@code loop} over the whole topic. */
   static Pass pass(InProcessBroker broker, Options o, int round, Loop loop) throws Exception {
+    if (loop.engine() == Engine.LOWWATER_COMMIT_SYNC
+        || loop.engine() == Engine.LOWWATER_TRANSACTIONAL) {
+      broker.createTopic(outputTopic(loop, round), o.partitions()); // before the clock starts
+    }
     return loop.engine().streams()
         ? streamsPass(broker, o, round, loop)
         : consumerPass(broker.bootstrapServers(), o, round, loop);
@@ -583,6 +621,8 @@ public final class EndToEnd {
             case COUNT -> countLoop(consumer, o.records());
             case HASHMAP -> hashMapLoop(consumer, o.records());
             case LOWWATER -> windowsLoop(lowwater(loop.shape(), consumer), consumer, o.records());
+            case LOWWATER_COMMIT_SYNC, LOWWATER_TRANSACTIONAL ->
+                outputLoop(loop, round, bootstrap, consumer, o);
             default -> throw new IllegalArgumentException(loop.toString());
           };
       end = System.nanoTime();
@@ -682,6 +722,98 @@ public final class EndToEnd {
     windows.drainFinalized(checksum);
     WindowStats stats = windows.stats();
     return new long[] {records, checksum.sum, stats.late()};
+  }
+
+  static String outputTopic(Loop loop, int round) {
+    return "out-" + loop.name() + "-" + (round <= 0 ? "warmup" + (-round) : round);
+  }
+
+  /**
+   * (iv) The loops that write their rows to an output topic and commit, once per commit interval
+   * (and at the end): {@code windows-commitsync} sends the rows of {@code pollFinalized()} with a
+   * plain idempotent producer, flushes and calls {@code commitSync(committableOffsets())} (at least
+   * once); {@code windows-transactional} calls {@code emit} with a {@link TransactionalSink}
+   * (exactly once). Returns {records, sum of the rows written, late records}.
+   */
+  static long[] outputLoop(
+      Loop loop, int round, String bootstrap, KafkaConsumer<String, Long> consumer, Options o) {
+    KafkaWindows<String, Long, Long> windows = lowwater(Shape.TUMBLING, consumer);
+    String out = outputTopic(loop, round);
+    long intervalNanos = o.commitIntervalMillis() * 1_000_000;
+    long[] sum = {0};
+    Map<String, Object> config = new HashMap<>();
+    config.put("bootstrap.servers", bootstrap);
+    config.put("linger.ms", "5");
+    config.put("enable.idempotence", "true");
+    config.put("acks", "all");
+    boolean transactional = loop.engine() == Engine.LOWWATER_TRANSACTIONAL;
+    if (transactional) {
+      config.put("transactional.id", out);
+    }
+    LongSerializer values = new LongSerializer();
+    StringSerializer keys = new StringSerializer();
+    try (KafkaProducer<byte[], byte[]> plain =
+            transactional
+                ? null
+                : new KafkaProducer<>(
+                    config, new ByteArraySerializer(), new ByteArraySerializer());
+        TransactionalSink<String, Long> sink =
+            transactional
+                ? TransactionalSink.builder(windows, out, config)
+                    .keySerializer(keys)
+                    .valueSerializer(values)
+                    .build()
+                : null) {
+      ResultSink<String, Long> counted =
+          transactional
+              ? new ResultSink<>() {
+                @Override
+                public void write(List<WindowResult<String, Long>> rows) {
+                  sink.write(rows);
+                  for (WindowResult<String, Long> r : rows) {
+                    sum[0] += r.value();
+                  }
+                }
+
+                @Override
+                public void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+                  sink.commit(offsets);
+                }
+              }
+              : null;
+      long records = 0;
+      long lastCommit = System.nanoTime();
+      boolean done = false;
+      while (!done) {
+        ConsumerRecords<String, Long> polled = consumer.poll(POLL_TIMEOUT);
+        windows.onPoll(polled, ConsumerRecord::key, ConsumerRecord::value);
+        records += polled.count();
+        done = records >= o.records();
+        if (done) {
+          windows.finishAll();
+        }
+        if (!done && System.nanoTime() - lastCommit < intervalNanos) {
+          continue;
+        }
+        lastCommit = System.nanoTime();
+        if (transactional) {
+          windows.emit(counted);
+        } else {
+          for (WindowResult<String, Long> r : windows.pollFinalized()) {
+            TopicPartition tp = (TopicPartition) r.source();
+            plain.send(
+                new ProducerRecord<>(
+                    out,
+                    keys.serialize(out, tp.partition() + "/" + r.start() + "/" + r.key()),
+                    values.serialize(out, r.value())));
+            sum[0] += r.value();
+          }
+          plain.flush();
+          consumer.commitSync(windows.committableOffsets());
+        }
+      }
+      return new long[] {records, sum[0], windows.stats().late()};
+    }
   }
 
   /** Adds every window result to a sum, as a primitive: the sink of the windows loops. */
@@ -1044,6 +1176,9 @@ public final class EndToEnd {
     List<String> against = new ArrayList<>();
     if (median.containsKey("windows-hopping") && median.containsKey("windows")) {
       against.add(ratio(median, "windows-hopping", "windows"));
+    }
+    if (median.containsKey("windows-transactional") && median.containsKey("windows-commitsync")) {
+      against.add(ratio(median, "windows-transactional", "windows-commitsync"));
     }
     for (Loop a : ALL_LOOPS) {
       for (Loop b : ALL_LOOPS) {

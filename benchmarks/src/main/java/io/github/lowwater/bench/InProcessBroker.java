@@ -68,6 +68,7 @@ final class InProcessBroker implements AutoCloseable {
       props.put("offsets.topic.num.partitions", "1");
       props.put("transaction.state.log.replication.factor", "1");
       props.put("transaction.state.log.min.isr", "1");
+      props.put("transaction.state.log.num.partitions", "1");
       props.put("share.coordinator.state.topic.replication.factor", "1");
       props.put("share.coordinator.state.topic.min.isr", "1");
       props.put("group.initial.rebalance.delay.ms", "0");

@@ -13,6 +13,8 @@ import java.nio.file.Path;
  *                                                    (default examples/target/lowwater-demo.svg)
  * ... -Dexec.args="--instances 3"                    a consumer group of 3 instances, one killed
  *                                                    mid-run (2 to 6; with --bootstrap-servers too)
+ * ... -Dexec.args="--transactional"                  exactly-once rows to an output topic, through a
+ *                                                    crash mid-transaction (with --bootstrap-servers)
  * ... -Dexec.args="--export-csv feed.csv"            write the demo's feed as the replay tool's CSV
  *                                                    (docs/tuning.md), and run nothing else
  * </pre>
@@ -25,7 +27,7 @@ public final class Demo {
       "usage: Demo [--in-memory | --bootstrap-servers <host:port,...>] [--svg <file>]"
           + " | [--bootstrap-servers <host:port,...>] --instances <2-"
           + GroupDemo.PARTITIONS
-          + "> | --export-csv <file>";
+          + "> | [--bootstrap-servers <host:port,...>] --transactional | --export-csv <file>";
 
   private Demo() {}
 
@@ -42,6 +44,7 @@ public final class Demo {
     Path svg = null;
     int instances = 0;
     Path exportCsv = null;
+    boolean transactional = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--help", "-h" -> {
@@ -53,14 +56,22 @@ public final class Demo {
         case "--svg" -> svg = Path.of(value(args, ++i, "a file"));
         case "--instances" -> instances = instances(value(args, ++i, "a number of instances"));
         case "--export-csv" -> exportCsv = Path.of(value(args, ++i, "a file"));
+        case "--transactional" -> transactional = true;
         default -> usageError("unknown argument '" + args[i] + "'");
       }
     }
     if (exportCsv != null) {
-      if (inMemory || svg != null || instances > 0 || bootstrap != null) {
+      if (inMemory || svg != null || instances > 0 || bootstrap != null || transactional) {
         usageError("--export-csv does not combine with other arguments");
       }
       FeedExport.write(exportCsv, System.out);
+      return;
+    }
+    if (transactional) {
+      if (inMemory || svg != null || instances > 0) {
+        usageError("--transactional does not combine with --in-memory, --svg or --instances");
+      }
+      TransactionalDemo.run(bootstrap, System.out);
       return;
     }
     if (instances > 0) {
