@@ -1,7 +1,6 @@
 package io.github.lowwater.kafka;
 
 import io.github.lowwater.window.WindowResult;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,7 +15,6 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serializer;
 import org.slf4j.Logger;
@@ -33,13 +31,10 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>The records</h2>
  *
- * <p>The key is a {@link RowKey}: the window's start and end, the input partition and the window
- * key as the key serializer writes it; a compacted output topic keeps one record per row, its
- * latest pane. The value is the result as the value serializer writes it. Headers: {@code
- * lowwater.end} (8 bytes, big-endian), {@code lowwater.timing} ({@code EARLY}, {@code ON_TIME} or
- * {@code LATE}, UTF-8), {@code lowwater.index} (4 bytes) and {@code lowwater.final} (1 byte, 1 or
- * 0). A session row that replaces earlier rows (semantics rule 56) comes after a tombstone (a null
- * value) for each of them. The record timestamp is the producer's clock at the send.
+ * <p>Each row is written as {@link RowRecords} says: a {@link RowKey} (the window's start and end,
+ * the input partition, the window key's bytes), the result's bytes, the pane in headers, and before
+ * a session row with panes a tombstone for each row it replaces. A compacted output topic keeps one
+ * record per row, its latest pane.
  *
  * <h2>Errors</h2>
  *
@@ -96,27 +91,13 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
 
   private static final Logger LOG = LoggerFactory.getLogger(TransactionalSink.class);
 
-  /** The header with the row's end, 8 bytes big-endian. */
-  public static final String END_HEADER = "lowwater.end";
-
-  /** The header with the row's timing, UTF-8: EARLY, ON_TIME or LATE. */
-  public static final String TIMING_HEADER = "lowwater.timing";
-
-  /** The header with the row's index among the rows of its window, 4 bytes big-endian. */
-  public static final String INDEX_HEADER = "lowwater.index";
-
-  /** The header that says whether the row is its window's last: 1 byte, 1 or 0. */
-  public static final String FINAL_HEADER = "lowwater.final";
-
   /** The broker's default {@code offset.metadata.max.bytes}. */
   public static final int DEFAULT_OFFSET_METADATA_MAX_BYTES = 4096;
 
   private final Producer<byte[], byte[]> producer;
   private final Consumer<?, ?> consumer;
   private final String topic;
-  private final Serializer<? super K> keySerializer;
-  private final Serializer<? super R> valueSerializer;
-  private final boolean keyedByStart;
+  private final RowRecords<K, R> format;
   private final int offsetMetadataMaxBytes;
 
   /** The records of the current write, reused. */
@@ -139,9 +120,7 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
     this.producer = producer;
     this.consumer = b.windows.consumer();
     this.topic = b.topic;
-    this.keySerializer = b.keySerializer;
-    this.valueSerializer = b.valueSerializer;
-    this.keyedByStart = b.windows.rowsIdentifiedByStart();
+    this.format = RowRecords.of(b.windows, b.topic, b.keySerializer, b.valueSerializer);
     this.offsetMetadataMaxBytes = b.offsetMetadataMaxBytes;
   }
 
@@ -269,29 +248,13 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
 
   private void serialize(List<WindowResult<K, R>> rows) {
     records.clear();
-    for (WindowResult<K, R> r : rows) {
-      TopicPartition source = (TopicPartition) r.source();
-      String inputTopic = source == null ? "" : source.topic();
-      int partition = source == null ? -1 : source.partition();
-      byte[] key = keySerializer.serialize(topic, r.key());
-      for (long replaced : r.replaces()) {
-        byte[] k = RowKey.encode(replaced, RowKey.NO_END, inputTopic, partition, key);
-        records.add(new ProducerRecord<>(topic, null, k, null));
+    try {
+      for (WindowResult<K, R> r : rows) {
+        format.add(r, records);
       }
-      long keyEnd = keyedByStart ? RowKey.NO_END : r.end();
-      RecordHeaders headers = new RecordHeaders();
-      headers.add(END_HEADER, ByteBuffer.allocate(8).putLong(r.end()).array());
-      headers.add(TIMING_HEADER, r.timing().name().getBytes(StandardCharsets.UTF_8));
-      headers.add(INDEX_HEADER, ByteBuffer.allocate(4).putInt(r.index()).array());
-      headers.add(FINAL_HEADER, new byte[] {(byte) (r.isFinal() ? 1 : 0)});
-      records.add(
-          new ProducerRecord<>(
-              topic,
-              null,
-              null,
-              RowKey.encode(r.start(), keyEnd, inputTopic, partition, key),
-              valueSerializer.serialize(topic, headers, r.value()),
-              headers));
+    } catch (RuntimeException e) {
+      records.clear();
+      throw e;
     }
   }
 

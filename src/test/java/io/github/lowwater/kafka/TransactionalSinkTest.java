@@ -91,10 +91,8 @@ class TransactionalSinkTest {
     long value = ByteBuffer.wrap(r.value()).getLong();
     String timing =
         new String(
-            r.headers().lastHeader(TransactionalSink.TIMING_HEADER).value(),
-            StandardCharsets.UTF_8);
-    int index =
-        ByteBuffer.wrap(r.headers().lastHeader(TransactionalSink.INDEX_HEADER).value()).getInt();
+            r.headers().lastHeader(RowRecords.TIMING_HEADER).value(), StandardCharsets.UTF_8);
+    int index = ByteBuffer.wrap(r.headers().lastHeader(RowRecords.INDEX_HEADER).value()).getInt();
     return (k.start() - T0.toEpochMilli()) / 60_000
         + " "
         + end
@@ -124,12 +122,9 @@ class TransactionalSinkTest {
     assertThat(committed()).containsExactly("0 5 p0 a=2 ON_TIME#0", "0 5 p1 c=1 ON_TIME#0");
     ProducerRecord<byte[], byte[]> first = producer.history().get(0);
     assertThat(first.topic()).isEqualTo(OUT);
-    assertThat(
-            ByteBuffer.wrap(first.headers().lastHeader(TransactionalSink.END_HEADER).value())
-                .getLong())
+    assertThat(ByteBuffer.wrap(first.headers().lastHeader(RowRecords.END_HEADER).value()).getLong())
         .isEqualTo(millis(5));
-    assertThat(first.headers().lastHeader(TransactionalSink.FINAL_HEADER).value())
-        .containsExactly(1);
+    assertThat(first.headers().lastHeader(RowRecords.FINAL_HEADER).value()).containsExactly(1);
     assertThat(RowKey.parse(first.key()).topic()).isEqualTo(P0.topic());
     assertThat(producer.commitCount()).isEqualTo(1);
     // The offsets went into the transaction, with the checkpoints, for the consumer's group.

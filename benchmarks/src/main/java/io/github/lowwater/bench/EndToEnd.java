@@ -4,6 +4,7 @@ import io.github.lowwater.kafka.KafkaWindows;
 import io.github.lowwater.kafka.PartitionResultVisitor;
 import io.github.lowwater.kafka.ResultScope;
 import io.github.lowwater.kafka.ResultSink;
+import io.github.lowwater.kafka.RowRecords;
 import io.github.lowwater.kafka.TransactionalSink;
 import io.github.lowwater.window.Aggregators;
 import io.github.lowwater.window.WindowResult;
@@ -731,9 +732,10 @@ public final class EndToEnd {
   /**
    * (iv) The loops that write their rows to an output topic and commit, once per commit interval
    * (and at the end): {@code windows-commitsync} sends the rows of {@code pollFinalized()} with a
-   * plain idempotent producer, flushes and calls {@code commitSync(committableOffsets())} (at least
-   * once); {@code windows-transactional} calls {@code emit} with a {@link TransactionalSink}
-   * (exactly once). Returns {records, sum of the rows written, late records}.
+   * plain idempotent producer, as the same records ({@link RowRecords}), flushes and calls {@code
+   * commitSync(committableOffsets())} (at least once); {@code windows-transactional} calls {@code
+   * emit} with a {@link TransactionalSink} (exactly once). Returns {records, sum of the rows
+   * written, late records}.
    */
   static long[] outputLoop(
       Loop loop, int round, String bootstrap, KafkaConsumer<String, Long> consumer, Options o) {
@@ -752,6 +754,8 @@ public final class EndToEnd {
     }
     LongSerializer values = new LongSerializer();
     StringSerializer keys = new StringSerializer();
+    RowRecords<String, Long> format = RowRecords.of(windows, out, keys, values);
+    List<ProducerRecord<byte[], byte[]>> batch = new ArrayList<>();
     try (KafkaProducer<byte[], byte[]> plain =
             transactional
                 ? null
@@ -800,14 +804,13 @@ public final class EndToEnd {
           windows.emit(counted);
         } else {
           for (WindowResult<String, Long> r : windows.pollFinalized()) {
-            TopicPartition tp = (TopicPartition) r.source();
-            plain.send(
-                new ProducerRecord<>(
-                    out,
-                    keys.serialize(out, tp.partition() + "/" + r.start() + "/" + r.key()),
-                    values.serialize(out, r.value())));
+            format.add(r, batch); // the records TransactionalSink sends
             sum[0] += r.value();
           }
+          for (ProducerRecord<byte[], byte[]> r : batch) {
+            plain.send(r);
+          }
+          batch.clear();
           plain.flush();
           consumer.commitSync(windows.committableOffsets());
         }
