@@ -38,7 +38,7 @@ final class DyingProducer implements Producer<byte[], byte[]> {
   }
 
   private final Producer<byte[], byte[]> delegate;
-  private final List<byte[]> keysInTransaction = new ArrayList<>();
+  private final List<ProducerRecord<byte[], byte[]>> sentInTransaction = new ArrayList<>();
 
   /** Runs after the flush, before the commit; the polling thread. */
   volatile Runnable beforeCommit = () -> {};
@@ -47,9 +47,9 @@ final class DyingProducer implements Producer<byte[], byte[]> {
     this.delegate = delegate;
   }
 
-  /** The keys sent since the transaction began. */
-  synchronized List<byte[]> keysInTransaction() {
-    return List.copyOf(keysInTransaction);
+  /** The records sent since the transaction began. */
+  synchronized List<ProducerRecord<byte[], byte[]>> sentInTransaction() {
+    return List.copyOf(sentInTransaction);
   }
 
   @Override
@@ -59,7 +59,7 @@ final class DyingProducer implements Producer<byte[], byte[]> {
 
   @Override
   public synchronized void beginTransaction() {
-    keysInTransaction.clear();
+    sentInTransaction.clear();
     delegate.beginTransaction();
   }
 
@@ -99,7 +99,7 @@ final class DyingProducer implements Producer<byte[], byte[]> {
   @Override
   public synchronized Future<RecordMetadata> send(
       ProducerRecord<byte[], byte[]> record, Callback callback) {
-    keysInTransaction.add(record.key());
+    sentInTransaction.add(record);
     return delegate.send(record, callback);
   }
 

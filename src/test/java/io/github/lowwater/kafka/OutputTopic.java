@@ -22,6 +22,11 @@ final class OutputTopic {
 
   private OutputTopic() {}
 
+  /** The pane index of an output record ({@link RowRecords#INDEX_HEADER}). */
+  static int index(org.apache.kafka.common.header.Headers headers) {
+    return java.nio.ByteBuffer.wrap(headers.lastHeader(RowRecords.INDEX_HEADER).value()).getInt();
+  }
+
   /** Every record of {@code topic} under {@code isolation}, in each partition's order. */
   static List<ConsumerRecord<byte[], byte[]>> read(
       String bootstrap, String topic, String isolation, Duration deadline) {

@@ -8,6 +8,7 @@ import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.LongSerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -41,10 +42,10 @@ final class TransactionalInstance {
       DyingProducer producer = new DyingProducer(producer(bootstrap, args[4]));
       producer.beforeCommit =
           () -> {
-            if (!producer.keysInTransaction().isEmpty() && ++withRows[0] == 3) {
+            if (!producer.sentInTransaction().isEmpty() && ++withRows[0] == 3) {
               StringBuilder out = new StringBuilder(IN_TRANSACTION).append('\n');
-              for (byte[] key : producer.keysInTransaction()) {
-                out.append(HexFormat.of().formatHex(key)).append('\n');
+              for (ProducerRecord<byte[], byte[]> r : producer.sentInTransaction()) {
+                out.append(HexFormat.of().formatHex(r.key())).append('\n');
               }
               System.out.print(out);
               System.out.flush();

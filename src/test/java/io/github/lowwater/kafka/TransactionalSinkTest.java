@@ -311,6 +311,21 @@ class TransactionalSinkTest {
   }
 
   @Test
+  void mergedRowsGoOutWithoutAPartitionAndTheOffsetsOfEveryPartition() {
+    KafkaWindows<String, Long, Long> w =
+        windows(
+            KafkaWindows.<Long, Long>builder(Duration.ofMinutes(5), Aggregators.count())
+                .resultScope(ResultScope.MERGED));
+    TransactionalSink<String, Long> sink = sinkOf(w).build(producer);
+    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P1, 0, 1, "a"));
+    KafkaWindowsTest.feed(w, record(P0, 1, 5.5, "b"), record(P1, 1, 6, "b"));
+    assertThat(w.emit(sink)).isEqualTo(1);
+    assertThat(committed()).containsExactly("0 5 p-1 a=2 ON_TIME#0");
+    assertThat(producer.consumerGroupOffsetsHistory().get(0).values().iterator().next())
+        .containsOnlyKeys(P0, P1);
+  }
+
+  @Test
   void theBuilderRefusesSettingsThatBreakTransactionsAndNamesThem() {
     KafkaWindows<String, Long, Long> w = tumbling();
     Map<String, Object> ok = new HashMap<>(Map.of("bootstrap.servers", "127.0.0.1:1"));
