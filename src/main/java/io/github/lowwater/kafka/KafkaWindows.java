@@ -191,6 +191,9 @@ public final class KafkaWindows<K, V, R> {
   /** Whether a row is identified by its start alone: session windows with panes (rule 56). */
   private final boolean rowsIdentifiedByStart;
 
+  /** Whether the rows of re-read records are dropped: see {@link #dropRowsOfReplayedRecords}. */
+  private boolean dropReplayedRows;
+
   private KafkaWindows(KafkaSettings<? super V, R> settings) {
     this.settings = settings;
     this.clock = new CachedClock(settings.clock() != null ? settings.clock() : Clock.system());
@@ -367,6 +370,12 @@ public final class KafkaWindows<K, V, R> {
       scope.activity(p, nowNanos);
       for (ConsumerRecord<KR, VR> r : batch) {
         admission.recordTaken = false;
+        // The predecessor handed out every row of the records below its read position, with the
+        // checkpoint that says so: a sink that must not get them twice does not get them again.
+        boolean replay = dropReplayedRows && r.offset() < p.readThroughOffset;
+        if (replay) {
+          p.windows.replaying(true);
+        }
         try {
           admission.process(p, r, mapper);
         } catch (RuntimeException | Error e) {
@@ -374,6 +383,10 @@ public final class KafkaWindows<K, V, R> {
           Rewind.afterFailure(
               consumer, records, tp, admission.recordTaken ? r.offset() + 1 : r.offset());
           throw e;
+        } finally {
+          if (replay) {
+            p.windows.replaying(false);
+          }
         }
       }
       p.publishFrontier(); // once per partition and poll, for readers on other threads
@@ -791,6 +804,18 @@ public final class KafkaWindows<K, V, R> {
         + ", "
         + stats()
         + "}";
+  }
+
+  /**
+   * From now on, the rows that a partition's records below its predecessor's read position (the
+   * checkpoint's {@code n}) produce are dropped, not handed out ({@code PER_PARTITION}; semantics
+   * rule 59): the predecessor handed out every one of them before the commit that carried {@code
+   * n}. For a sink whose commit makes the rows and the offsets visible together (a transaction),
+   * where writing them again would show them twice; an upsert sink does not need it. Rows that
+   * wall-clock rules produce (a quiet-period advance) are not dropped.
+   */
+  void dropRowsOfReplayedRecords() {
+    dropReplayedRows = settings.scope() == ResultScope.PER_PARTITION;
   }
 
   /** The consumer the loop polls: for a sink that commits through it or fences with it. */

@@ -462,6 +462,7 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
         producer.close(Duration.ZERO);
         throw e;
       }
+      windows.dropRowsOfReplayedRecords(); // committed with the predecessor's checkpoint
       return new TransactionalSink<>(this, producer);
     }
 

@@ -790,6 +790,25 @@ public abstract class EventTimeWindows<K, V, R> {
     writtenThroughMillis = Math.max(writtenThroughMillis, endMillis);
   }
 
+  /**
+   * Turns the replay of input on or off. While on, the windows fold events, move the watermark and
+   * compute every row as usual, its index included, but hand out none of the rows with panes they
+   * produce: for input whose rows an earlier reading already handed out, such as a Kafka
+   * partition's new owner re-reading below its predecessor's read position for a sink that must not
+   * get a row twice (a transaction). The rows waiting before, and those produced once it is off
+   * again, are handed out as usual. Without early results or a grace period it changes nothing (a
+   * replayed window ends by what {@link #markWritten} declared, so its row is dropped anyway).
+   *
+   * @param on whether the input from now on is a replay
+   */
+  public final void replaying(boolean on) {
+    requireNotEmitting("replaying");
+    replayRows(on);
+  }
+
+  /** The kinds with panes drop their rows while {@code on}. */
+  void replayRows(boolean on) {}
+
   @SuppressWarnings("unchecked") // values reach the aggregator only through add(..., V value)
   final Aggregator<Object, Object, ?> objectAggregator() {
     return (Aggregator<Object, Object, ?>) (Aggregator<?, Object, ?>) aggregator;

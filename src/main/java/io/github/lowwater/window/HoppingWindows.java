@@ -324,4 +324,11 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
       return new HoppingWindows<K, W, R>(this);
     }
   }
+
+  @Override
+  void replayRows(boolean on) {
+    if (whole != null) {
+      whole.replaying(on);
+    }
+  }
 }

@@ -43,6 +43,12 @@ final class PaneLog<K, R> {
   /** Replaced starts appended since the last row: the next row's. */
   private int pendingReplaced;
 
+  /**
+   * While true, rows and replaced starts are dropped as they come (see {@link
+   * EventTimeWindows#replaying}): their indexes are taken all the same, by the producers.
+   */
+  boolean replaying;
+
   /** The first row not handed out yet, and one past the last row. */
   private int head;
 
@@ -61,6 +67,9 @@ final class PaneLog<K, R> {
   /** Appends a row of a {@code long} aggregator. */
   void addLong(
       long start, long end, Object key, long value, Timing timing, int index, boolean isFinal) {
+    if (replaying) {
+      return;
+    }
     int row = append(start, end, key, timing, index, isFinal);
     longs[row] = value;
   }
@@ -74,6 +83,9 @@ final class PaneLog<K, R> {
       Timing timing,
       int index,
       boolean isFinal) {
+    if (replaying) {
+      return;
+    }
     int row = append(start, end, key, timing, index, isFinal);
     accumulators[row] = accumulator;
   }
@@ -84,6 +96,9 @@ final class PaneLog<K, R> {
    * before that row.
    */
   void replaces(long start) {
+    if (replaying) {
+      return;
+    }
     if (replacedCounts == null) {
       replacedCounts = new int[starts.length];
       replaced = new long[16];

@@ -389,4 +389,9 @@ final class PanedSessions<K, R> {
   int drainReady(ResultVisitor<? super K, ? super R> visitor) {
     return rows.drain(visitor);
   }
+
+  /** Drops the rows produced from now on, while {@code on} (a replay). */
+  void replaying(boolean on) {
+    rows.replaying(on);
+  }
 }

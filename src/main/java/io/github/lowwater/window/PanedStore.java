@@ -287,6 +287,11 @@ final class PanedStore<K, R> {
     }
   }
 
+  /** Drops the rows produced from now on, while {@code on} (a replay). */
+  void replaying(boolean on) {
+    log.replaying = on;
+  }
+
   /** A window's state goes for good; its rows stay in the log. */
   private void retire(WindowEntries w) {
     byStart.remove(w.start);

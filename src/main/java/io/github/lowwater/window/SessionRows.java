@@ -59,7 +59,9 @@ final class SessionRows<K, R> {
    */
   void row(PanedSession s, long end, Timing timing, boolean isFinal, long writtenThrough) {
     PaneLog<K, R> to = log;
-    if (end <= writtenThrough) {
+    if (log.replaying) {
+      // dropped by the log: a replay's rows were handed out by the earlier reading
+    } else if (end <= writtenThrough) {
       to = heldBack(s);
     } else if (s.heldBack != null && !s.heldBack.isEmpty()) {
       log.takeFrom(s.heldBack);
@@ -95,6 +97,11 @@ final class SessionRows<K, R> {
       s.heldBack = new PaneLog<K, R>(aggregator, primitive);
     }
     return (PaneLog<K, R>) s.heldBack;
+  }
+
+  /** Drops the rows produced from now on, while {@code on} (a replay). */
+  void replaying(boolean on) {
+    log.replaying = on;
   }
 
   /** The rows waiting for a drain. */

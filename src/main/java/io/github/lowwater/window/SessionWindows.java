@@ -392,4 +392,11 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
       return new SessionWindows<K, W, R>(this);
     }
   }
+
+  @Override
+  void replayRows(boolean on) {
+    if (panes != null) {
+      panes.replaying(on);
+    }
+  }
 }

@@ -269,4 +269,11 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
       return new TumblingWindows<K, W, R>(this);
     }
   }
+
+  @Override
+  void replayRows(boolean on) {
+    if (panes != null) {
+      panes.replaying(on);
+    }
+  }
 }

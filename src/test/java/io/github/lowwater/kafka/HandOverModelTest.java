@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -293,7 +294,13 @@ class HandOverModelTest {
                     }
                   })
               .build();
+      if (trace.transactional) {
+        windows.dropRowsOfReplayedRecords(); // as a TransactionalSink makes them
+      }
     }
+
+    /** A transactional sink's rows, sent but not committed: visible only once committed. */
+    final List<WindowResult<String, Set<Long>>> pending = new ArrayList<>();
 
     /** The listener's assignment, with the group's committed offsets as the consumer sees them. */
     void assign(List<TopicPartition> tps) {
@@ -372,6 +379,15 @@ class HandOverModelTest {
               @Override
               public void write(List<WindowResult<String, Set<Long>>> rows) throws Exception {
                 int written = fails == 0 ? trace.random.nextInt(rows.size() + 1) : rows.size();
+                if (trace.transactional) { // sent in the transaction; aborted if anything fails
+                  pending.clear();
+                  pending.addAll(rows.subList(0, written));
+                  if (fails == 0) {
+                    pending.clear();
+                    throw new org.apache.kafka.common.errors.TimeoutException("a send timed out");
+                  }
+                  return;
+                }
                 for (WindowResult<String, Set<Long>> r : rows.subList(0, written)) {
                   Integer generation =
                       r.source() != null ? generations.get(r.source()) : trace.generation;
@@ -384,6 +400,19 @@ class HandOverModelTest {
 
               @Override
               public void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+                if (trace.transactional) {
+                  if (fails == 1) {
+                    pending.clear();
+                    throw new CommitFailedException("a stale generation: aborted");
+                  }
+                  for (WindowResult<String, Set<Long>> r : pending) {
+                    trace.committed(r);
+                    trace.upsert(r, generations.get(r.source()));
+                  }
+                  pending.clear();
+                  trace.group.putAll(offsets); // with the rows, atomically
+                  return;
+                }
                 if (fails == 1) {
                   throw new org.apache.kafka.common.errors.RebalanceInProgressException("busy");
                 }
@@ -483,6 +512,25 @@ class HandOverModelTest {
      */
     boolean emitMode;
 
+    /**
+     * {@code PER_PARTITION} emit traces of even seed: the sink is a transaction (rows visible only
+     * with their offsets, both or neither) and the windows drop the rows of replayed records, as
+     * with a {@link TransactionalSink}: every row is committed once.
+     */
+    boolean transactional;
+
+    /** Transactional traces: how often each (start, partition, key, index) was committed. */
+    final Map<List<Object>, Integer> commits = new HashMap<>();
+
+    final List<String> committedTwice = new ArrayList<>();
+
+    void committed(WindowResult<String, Set<Long>> r) {
+      List<Object> pane = Arrays.asList(r.start(), r.source(), r.key(), r.index());
+      if (commits.merge(pane, 1, Integer::sum) > 1) {
+        committedTwice.add(pane + " = " + r.value());
+      }
+    }
+
     int mostOwnersOfAPartition() {
       int most = 0;
       for (Set<String> owners : ownersOf.values()) {
@@ -556,6 +604,7 @@ class HandOverModelTest {
       // The wall clock starts up to 10 minutes behind the data (a clamped seed) or ahead of it.
       clock = new ManualClock(T0.plusSeconds(-600 + random.nextInt(1_800)));
       emitMode = random.nextInt(3) == 0;
+      transactional = emitMode && scope == ResultScope.PER_PARTITION && (seed & 1) == 0;
     }
 
     KafkaWindows.Builder<Long, Set<Long>> builder() {
@@ -808,6 +857,9 @@ class HandOverModelTest {
             .isFalse();
       }
       assertThat(rewrites).as("rows rewritten with another value; %s", where).isEmpty();
+      assertThat(committedTwice)
+          .as("rows committed twice by the transactions; %s", where)
+          .isEmpty();
       Reference reference = new Reference(this);
       assertThat(rows)
           .as("the rows of one uninterrupted reading; %s", where)

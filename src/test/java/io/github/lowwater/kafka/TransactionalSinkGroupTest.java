@@ -49,15 +49,15 @@ class TransactionalSinkGroupTest {
 
   /**
    * With early results every minute and a minute of grace (the pane settings of {@link
-   * KafkaWindowsGroupTest#panesRun}): every pane, (row, index), is committed, never with two
-   * values, the dead instance's panes included, and the last pane of every row sums to the truth.
-   * Not exactly once: a partition's new owner re-reads from the commit, which with panes waits for
-   * a window's retirement, and commits again, identical, the panes its predecessor had committed
-   * for the windows still open there (docs/kafka.md, "Exactly-once results to a Kafka topic").
+   * KafkaWindowsGroupTest#panesRun}): every pane, (row, index), is committed exactly once, the dead
+   * instance's panes included, and the last pane of every row sums to the truth. A partition's new
+   * owner re-reads from the commit, which with panes waits for a window's retirement, and produces
+   * again the panes its predecessor had committed for the windows still open there: the sink's
+   * windows drop them (semantics rule 59).
    */
   @Test
   @Execution(ExecutionMode.CONCURRENT)
-  void kip848GroupCommitsEveryPaneWithOneValueToTheOutputTopicThroughScalingRestartsAndACrash()
+  void kip848GroupCommitsEveryPaneExactlyOnceToTheOutputTopicThroughScalingRestartsAndACrash()
       throws Exception {
     new GroupRun("group-tx-panes-kip848", Protocol.KIP848)
         .panes(
