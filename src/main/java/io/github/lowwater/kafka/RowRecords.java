@@ -26,6 +26,9 @@ import org.apache.kafka.common.serialization.Serializer;
  * the producer's partitioner hashes the key (all the panes of a row go to one partition, in order)
  * and its clock stamps the record.
  *
+ * <p>A value serializer that returns {@code null} is refused: a null value is a tombstone. A null
+ * window key is written as no key bytes, as an empty one.
+ *
  * <p>Immutable, if the serializers are; allocates the records, their keys, values and headers.
  *
  * @param <K> the window key type
@@ -114,6 +117,14 @@ public final class RowRecords<K, R> {
     headers.add(INDEX_HEADER, ByteBuffer.allocate(Integer.BYTES).putInt(row.index()).array());
     headers.add(FINAL_HEADER, new byte[] {(byte) (row.isFinal() ? 1 : 0)});
     byte[] value = valueSerializer.serialize(topic, headers, row.value());
+    if (value == null) {
+      throw new IllegalArgumentException(
+          "the value serializer returned null for the row of window "
+              + row.start()
+              + " and key "
+              + row.key()
+              + ": a null value is a tombstone, which a compacted topic deletes the row for");
+    }
     for (long replaced : row.replaces()) {
       byte[] k = RowKey.encode(replaced, RowKey.NO_END, inputTopic, partition, key);
       out.add(new ProducerRecord<>(topic, null, k, null));

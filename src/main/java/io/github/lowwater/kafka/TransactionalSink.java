@@ -1,5 +1,6 @@
 package io.github.lowwater.kafka;
 
+import io.github.lowwater.window.EventTimeWindows;
 import io.github.lowwater.window.WindowResult;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -25,9 +26,15 @@ import org.slf4j.LoggerFactory;
  * writes each emit's rows and commits its offsets, with their checkpoints, in one Kafka transaction
  * (exactly-once v2, KIP-447): {@code beginTransaction}, a record per row, {@code
  * sendOffsetsToTransaction(offsets, consumer.groupMetadata())}, {@code commitTransaction}. A {@code
- * read_committed} reader of the output topic sees every row exactly once (with panes, every pane
- * once), however the group's membership changes and whichever instance crashes when. No transaction
- * spans a poll, so no rebalance callback ever meets an open one.
+ * read_committed} reader of the output topic sees every row exactly once ({@code PER_PARTITION}),
+ * however the group's membership changes and whichever instance crashes when. With panes, every
+ * pane once: the windows drop the rows of the records a new owner re-reads below its predecessor's
+ * read position, which the predecessor committed ({@link EventTimeWindows#replaying}). Two limits:
+ * a wall-clock rule (a quiet-period advance, a clamped seed) can make a new owner's pane of a (row,
+ * index) differ from its predecessor's and commit it again, with the whole value (keep the latest
+ * record per key, as compaction does); and {@code MERGED} is exact with one instance, and commits
+ * the panes of windows still open at its last commit again after a restart. Build the sink before
+ * the first poll. No transaction spans a poll, so no rebalance callback ever meets an open one.
  *
  * <h2>The records</h2>
  *
@@ -146,6 +153,9 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
   @Override
   public void write(List<WindowResult<K, R>> rows) {
     requireOpen();
+    // A transaction still open here was left by an Error, or by an emit whose offsets could not
+    // be computed: its rows are in these rows again, so it must not commit.
+    abortStale();
     serialize(rows); // a serializer that throws does so before the transaction begins
     if (records.isEmpty()) {
       return;
@@ -171,7 +181,7 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
     try {
       requireShortMetadata(offsets);
     } catch (IllegalStateException e) {
-      abortQuietly();
+      abortStale();
       throw e;
     }
     try {
@@ -318,6 +328,20 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
     return e;
   }
 
+  /** Aborts an open transaction; a failed abort is fatal. */
+  private void abortStale() {
+    if (!inTransaction) {
+      return;
+    }
+    try {
+      producer.abortTransaction();
+    } catch (RuntimeException e) {
+      throw fatal(e, "aborting a transaction left open");
+    }
+    inTransaction = false;
+    aborts++;
+  }
+
   private void abortQuietly() {
     if (inTransaction && fatal == null) {
       try {
@@ -354,7 +378,8 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
 
   /** Whether {@code e}, or a cause of it, leaves the producer unusable (see the class comment). */
   static boolean isFatal(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+    int depth = 0; // a cause chain may loop
+    for (Throwable t = e; t != null && depth++ < 32; t = t.getCause()) {
       if (t instanceof org.apache.kafka.common.errors.ApplicationRecoverableException
           || t instanceof org.apache.kafka.common.errors.InvalidConfigurationException
           || t instanceof org.apache.kafka.common.errors.AuthorizationException

@@ -796,8 +796,9 @@ public abstract class EventTimeWindows<K, V, R> {
    * produce: for input whose rows an earlier reading already handed out, such as a Kafka
    * partition's new owner re-reading below its predecessor's read position for a sink that must not
    * get a row twice (a transaction). The rows waiting before, and those produced once it is off
-   * again, are handed out as usual. Without early results or a grace period it changes nothing (a
-   * replayed window ends by what {@link #markWritten} declared, so its row is dropped anyway).
+   * again, are handed out as usual. Without early results or a grace period it changes nothing:
+   * such a window has one row, and a re-read window that was not returned before the commit must
+   * give it.
    *
    * @param on whether the input from now on is a replay
    */

@@ -261,6 +261,54 @@ class TransactionalSinkTest {
   }
 
   @Test
+  void aTransactionLeftOpenByAnErrorIsAbortedBeforeTheRowsAreWrittenAgain() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    DyingProducer dying = new DyingProducer(producer);
+    boolean[] die = {true};
+    dying.beforeCommit =
+        () -> {
+          if (die[0]) {
+            throw new DyingProducer.Death();
+          }
+        };
+    TransactionalSink<String, Long> sink = sinkOf(w).build(dying);
+    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    assertThatThrownBy(() -> w.emit(sink)).isInstanceOf(DyingProducer.Death.class);
+    assertThat(producer.transactionInFlight()).isTrue(); // an Error skips every handler
+    die[0] = false;
+    assertThat(w.emit(sink)).isEqualTo(1);
+    assertThat(committed()).containsExactly("0 5 p0 a=1 ON_TIME#0"); // once, not twice
+    assertThat(sink.aborts()).isEqualTo(1);
+  }
+
+  @Test
+  void aFailedAbortAfterACheckpointTooLongIsFatal() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    TransactionalSink<String, Long> sink = sinkOf(w).offsetMetadataMaxBytes(20).build(producer);
+    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    producer.abortTransactionException = new KafkaException("the coordinator is gone");
+    assertThatThrownBy(() -> w.emit(sink)).cause().hasMessage("the coordinator is gone");
+    assertThat(sink.isClosed()).isTrue();
+  }
+
+  @Test
+  void aValueSerializerThatReturnsNullIsRefusedBeforeTheTransactionBegins() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    TransactionalSink<String, Long> sink =
+        TransactionalSink.builder(w, OUT, Map.of("transactional.id", "t-1"))
+            .keySerializer(new StringSerializer())
+            .valueSerializer((Serializer<Long>) (topic, v) -> null)
+            .build(producer);
+    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    assertThatThrownBy(() -> w.emit(sink))
+        .cause()
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("a null value is a tombstone");
+    assertThat(producer.transactionInFlight()).isFalse();
+    assertThat(sink.isClosed()).isFalse();
+  }
+
+  @Test
   void aSerializerThatThrowsDoesSoBeforeTheTransactionBegins() {
     KafkaWindows<String, Long, Long> w = tumbling();
     boolean[] fail = {true};
