@@ -3,7 +3,7 @@ package io.github.lowwater.testing;
 /**
  * How many random traces a model-based test runs. The test suite ({@code mvn verify}) runs all of
  * them. Mutation testing runs each test once per mutant that it covers, so PIT's configuration
- * ({@code pom.xml}, profile {@code pit}) sets {@code -Dlowwater.trials.divisor=5} and runs a fifth
+ * ({@code pom.xml}, profile {@code pit}) sets {@code -Dlowwater.trials.divisor=10} and runs a tenth
  * of them, never fewer than eight: the first traces of each test, the same ones the suite runs
  * first. See {@code docs/mutation-testing.md}.
  */
@@ -17,7 +17,7 @@ public final class Trials {
    * Returns how many of {@code traces} random traces to run.
    *
    * @param traces the number the test suite runs, {@code >= 1}
-   * @return {@code traces}, or under PIT a fifth of it but at least {@code min(traces, 8)}
+   * @return {@code traces}, or under PIT a tenth of it but at least {@code min(traces, 8)}
    */
   public static int of(int traces) {
     return Math.max(Math.min(traces, 8), traces / DIVISOR);
