@@ -188,9 +188,6 @@ public final class KafkaWindows<K, V, R> {
   /** The rows of {@link #emit} waiting for a commit that succeeds. */
   private final TwoPhaseEmit<K, R> emits = new TwoPhaseEmit<>();
 
-  /** Whether a row is identified by its start alone: session windows with panes (rule 56). */
-  private final boolean rowsIdentifiedByStart;
-
   /** Whether the rows of re-read records are dropped: see {@link #dropRowsOfReplayedRecords}. */
   private boolean dropReplayedRows;
 
@@ -215,9 +212,6 @@ public final class KafkaWindows<K, V, R> {
     this.tick = new PollTick<>(consumer, scope, groupWatermark);
     this.lifecycle =
         new PartitionLifecycle<>(table, scope, new CheckpointReader(consumer), alignment);
-    EventTimeWindows<?, ?, ?> probe = settings.gap() != null ? settings.newWindows(clock) : null;
-    this.rowsIdentifiedByStart =
-        probe != null && (probe.graceMillis() > 0 || probe.earlyResultsMillis() > 0);
   }
 
   /**
@@ -815,7 +809,8 @@ public final class KafkaWindows<K, V, R> {
    * wall-clock rules produce (a quiet-period advance) are not dropped.
    */
   void dropRowsOfReplayedRecords() {
-    dropReplayedRows = settings.scope() == ResultScope.PER_PARTITION;
+    // Without panes a re-read gives no row twice already: nothing to toggle per record.
+    dropReplayedRows = settings.scope() == ResultScope.PER_PARTITION && paned();
   }
 
   /** The consumer the loop polls: for a sink that commits through it or fences with it. */
@@ -829,7 +824,13 @@ public final class KafkaWindows<K, V, R> {
    * is identified with its end too.
    */
   boolean rowsIdentifiedByStart() {
-    return rowsIdentifiedByStart;
+    return settings.gap() != null && paned();
+  }
+
+  /** Whether the windows have early results or a grace period; builds a set to ask (sinks only). */
+  private boolean paned() {
+    EventTimeWindows<?, ?, ?> probe = settings.newWindows(clock);
+    return probe.graceMillis() > 0 || probe.earlyResultsMillis() > 0;
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -230,7 +230,15 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
     if (closed) {
       return;
     }
-    abortQuietly();
+    RuntimeException abortFailed = abort(); // a fatal error closed it already: not reached
+    if (abortFailed != null && isFatal(abortFailed)) { // fenced by a newer producer, or timed out
+      LOG.info(
+          "The open transaction to {} could not be aborted ({}); the broker aborts it",
+          topic,
+          abortFailed.toString());
+    } else if (abortFailed != null) {
+      LOG.warn("Could not abort the open transaction to {}", topic, abortFailed);
+    }
     closed = true;
     producer.close();
   }
@@ -292,16 +300,11 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
     if (isFatal(e)) {
       return fatal(e, what);
     }
-    try {
-      if (inTransaction) {
-        producer.abortTransaction();
-        inTransaction = false;
-      }
-    } catch (RuntimeException abortFailed) {
+    RuntimeException abortFailed = abort();
+    if (abortFailed != null) {
       abortFailed.addSuppressed(e);
       return fatal(abortFailed, what + ", then aborting");
     }
-    aborts++;
     LOG.warn(
         "Transaction to {} aborted after an error while {}; the next emit writes its rows again",
         topic,
@@ -328,37 +331,27 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
     return e;
   }
 
-  /** Aborts an open transaction; a failed abort is fatal. */
-  private void abortStale() {
+  /** Aborts the open transaction, if any; returns what the abort threw, or {@code null}. */
+  private RuntimeException abort() {
     if (!inTransaction) {
-      return;
+      return null;
     }
     try {
       producer.abortTransaction();
     } catch (RuntimeException e) {
-      throw fatal(e, "aborting a transaction left open");
+      return e;
+    } finally {
+      inTransaction = false;
     }
-    inTransaction = false;
     aborts++;
+    return null;
   }
 
-  private void abortQuietly() {
-    if (inTransaction && fatal == null) {
-      try {
-        producer.abortTransaction();
-        aborts++;
-      } catch (RuntimeException e) {
-        if (isFatal(e)) { // fenced by a newer producer, which aborted it, or it timed out
-          LOG.info(
-              "The open transaction to {} could not be aborted ({}); the broker aborts it",
-              topic,
-              e.toString());
-        } else {
-          LOG.warn("Could not abort the open transaction to {}", topic, e);
-        }
-      } finally {
-        inTransaction = false;
-      }
+  /** Aborts a transaction left open; a failed abort is fatal. */
+  private void abortStale() {
+    RuntimeException abortFailed = abort();
+    if (abortFailed != null) {
+      throw fatal(abortFailed, "aborting a transaction left open");
     }
   }
 
@@ -475,7 +468,6 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
 
     /** The sink over a producer built elsewhere (tests: a mock, or a wrapper that crashes). */
     TransactionalSink<K, R> build(Producer<byte[], byte[]> producer) {
-      requireSerializers();
       return initialized(Objects.requireNonNull(producer, "producer"));
     }
 

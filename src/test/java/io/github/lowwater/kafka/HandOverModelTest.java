@@ -191,6 +191,7 @@ class HandOverModelTest {
     int quietAdvances;
     int failedWrites;
     int failedEmits;
+    int transactionalTraces;
 
     Coverage(int traces, boolean perPartition) {
       this.traces = traces;
@@ -205,6 +206,7 @@ class HandOverModelTest {
       quietAdvances += t.quietAdvances;
       failedWrites += t.failedWrites;
       failedEmits += t.failedEmits;
+      transactionalTraces += t.transactional ? 1 : 0;
     }
 
     void assertReached() {
@@ -212,14 +214,17 @@ class HandOverModelTest {
           String.format(
               "traces with a partition through 3+ owners %d, crashes before writing %d, after"
                   + " writing %d, failed commits %d, quiet advances %d, failed writes %d, failed"
-                  + " emits %d",
+                  + " emits %d, transactional traces %d of %d",
               threeOwners,
               crashesBeforeWriting,
               crashesAfterWriting,
               failedCommits,
               quietAdvances,
               failedWrites,
-              failedEmits);
+              failedEmits,
+              transactionalTraces,
+              traces);
+      System.out.println("HandOverModelTest coverage: " + what);
       assertThat(threeOwners).as(what).isGreaterThan(traces / 4);
       assertThat(crashesBeforeWriting).as(what).isGreaterThan(traces / 20);
       assertThat(crashesAfterWriting).as(what).isGreaterThan(traces / 4);
@@ -227,6 +232,7 @@ class HandOverModelTest {
       assertThat(quietAdvances).as(what).isGreaterThan(traces / 10);
       if (perPartition) {
         assertThat(failedWrites).as(what).isGreaterThan(traces / 4);
+        assertThat(transactionalTraces).as(what).isGreaterThan(traces / 10);
       }
       assertThat(failedEmits).as(what).isGreaterThan(traces / 4);
     }

@@ -58,7 +58,7 @@ final class TransactionalInstance {
               }
             }
           };
-      TransactionalSink<String, Long> sink = sink(windows, args[3], producer, args[4]);
+      TransactionalSink<String, Long> sink = sink(windows, args[3], producer);
       consumer.subscribe(List.of(args[1]), windows.rebalanceListener());
       while (true) {
         windows.onPoll(consumer.poll(Duration.ofMillis(200)), ConsumerRecord::key, r -> 1L);
@@ -83,7 +83,7 @@ final class TransactionalInstance {
     try (KafkaConsumer<String, String> consumer = consumer(bootstrap, group)) {
       KafkaWindows<String, Long, Long> windows = windows(consumer);
       try (TransactionalSink<String, Long> sink =
-          sink(windows, output, producer(bootstrap, transactionalId), transactionalId)) {
+          sink(windows, output, producer(bootstrap, transactionalId))) {
         consumer.subscribe(List.of(input), windows.rebalanceListener());
         while (!atEnd(consumer, ends)) {
           if (System.nanoTime() > stop) {
@@ -143,10 +143,8 @@ final class TransactionalInstance {
   static TransactionalSink<String, Long> sink(
       KafkaWindows<String, Long, Long> windows,
       String output,
-      org.apache.kafka.clients.producer.Producer<byte[], byte[]> producer,
-      String transactionalId) {
-    return TransactionalSink.builder(
-            windows, output, producerConfig("unused: the producer is given", transactionalId))
+      org.apache.kafka.clients.producer.Producer<byte[], byte[]> producer) {
+    return TransactionalSink.builder(windows, output, Map.of()) // the producer is given
         .keySerializer(new StringSerializer())
         .valueSerializer(new LongSerializer())
         .build(producer);

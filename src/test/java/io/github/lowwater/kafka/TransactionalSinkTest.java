@@ -59,6 +59,11 @@ class TransactionalSinkTest {
     return windows(KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.count()));
   }
 
+  /** Feeds P0 the records that finish its window [0, 5) with a = 1: one row to emit. */
+  static void finishOneWindow(KafkaWindows<String, Long, Long> w) {
+    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+  }
+
   static TransactionalSink.Builder<String, Long> sinkOf(KafkaWindows<String, Long, Long> w) {
     return TransactionalSink.builder(w, OUT, Map.of("transactional.id", "t-1"))
         .keySerializer(new StringSerializer())
@@ -155,7 +160,7 @@ class TransactionalSinkTest {
   void anAbortableErrorAbortsAndTheNextEmitWritesTheSameRowsAgainThenTheNewOnes() {
     KafkaWindows<String, Long, Long> w = tumbling();
     TransactionalSink<String, Long> sink = sinkOf(w).build(producer);
-    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    finishOneWindow(w);
     producer.commitTransactionException = new TransactionAbortableException("abortable");
     assertThatThrownBy(() -> w.emit(sink))
         .isInstanceOf(SinkException.class)
@@ -184,7 +189,7 @@ class TransactionalSinkTest {
   void aRowOfAPartitionRevokedAfterAnAbortIsNeverWrittenByThisInstance() {
     KafkaWindows<String, Long, Long> w = tumbling();
     TransactionalSink<String, Long> sink = sinkOf(w).build(producer);
-    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    finishOneWindow(w);
     KafkaWindowsTest.feed(w, record(P1, 0, 0.5, "c"), record(P1, 1, 5.5, "d"));
     producer.commitTransactionException = new KafkaException("a send failed");
     assertThatThrownBy(() -> w.emit(sink)).isInstanceOf(SinkException.class);
@@ -200,7 +205,7 @@ class TransactionalSinkTest {
   void aFencedProducerClosesTheSinkAndEveryLaterCallSaysWhy() {
     KafkaWindows<String, Long, Long> w = tumbling();
     TransactionalSink<String, Long> sink = sinkOf(w).build(producer);
-    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    finishOneWindow(w);
     producer.commitTransactionException = new ProducerFencedException("a newer producer");
     assertThatThrownBy(() -> w.emit(sink)).hasCauseInstanceOf(ProducerFencedException.class);
     assertThat(sink.isClosed()).isTrue();
@@ -221,7 +226,7 @@ class TransactionalSinkTest {
   void aCommitThatTimesOutHasAnUnknownOutcomeAndClosesTheSink() {
     KafkaWindows<String, Long, Long> w = tumbling();
     TransactionalSink<String, Long> sink = sinkOf(w).build(producer);
-    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    finishOneWindow(w);
     producer.commitTransactionException = new TimeoutException("no answer");
     assertThatThrownBy(() -> w.emit(sink)).hasCauseInstanceOf(TimeoutException.class);
     assertThat(sink.isClosed()).isTrue();
@@ -232,7 +237,7 @@ class TransactionalSinkTest {
   void aFailedAbortIsFatal() {
     KafkaWindows<String, Long, Long> w = tumbling();
     TransactionalSink<String, Long> sink = sinkOf(w).build(producer);
-    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    finishOneWindow(w);
     producer.commitTransactionException = new TransactionAbortableException("abortable");
     producer.abortTransactionException = new KafkaException("the coordinator is gone");
     assertThatThrownBy(() -> w.emit(sink))
@@ -246,7 +251,7 @@ class TransactionalSinkTest {
   void aCheckpointAboveTheBrokersMetadataLimitAbortsBeforeTheOffsetsAreSentAndNamesTheLimit() {
     KafkaWindows<String, Long, Long> w = tumbling();
     TransactionalSink<String, Long> sink = sinkOf(w).offsetMetadataMaxBytes(20).build(producer);
-    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    finishOneWindow(w);
     Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> w.emit(sink));
     int length = w.committableOffsets().get(P0).metadata().length(); // as the emit found it
     assertThat(thrown)
@@ -272,7 +277,7 @@ class TransactionalSinkTest {
           }
         };
     TransactionalSink<String, Long> sink = sinkOf(w).build(dying);
-    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    finishOneWindow(w);
     assertThatThrownBy(() -> w.emit(sink)).isInstanceOf(DyingProducer.Death.class);
     assertThat(producer.transactionInFlight()).isTrue(); // an Error skips every handler
     die[0] = false;
@@ -285,7 +290,7 @@ class TransactionalSinkTest {
   void aFailedAbortAfterACheckpointTooLongIsFatal() {
     KafkaWindows<String, Long, Long> w = tumbling();
     TransactionalSink<String, Long> sink = sinkOf(w).offsetMetadataMaxBytes(20).build(producer);
-    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    finishOneWindow(w);
     producer.abortTransactionException = new KafkaException("the coordinator is gone");
     assertThatThrownBy(() -> w.emit(sink)).cause().hasMessage("the coordinator is gone");
     assertThat(sink.isClosed()).isTrue();
@@ -299,7 +304,7 @@ class TransactionalSinkTest {
             .keySerializer(new StringSerializer())
             .valueSerializer((Serializer<Long>) (topic, v) -> null)
             .build(producer);
-    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    finishOneWindow(w);
     assertThatThrownBy(() -> w.emit(sink))
         .cause()
         .isInstanceOf(IllegalArgumentException.class)
@@ -324,7 +329,7 @@ class TransactionalSinkTest {
             .keySerializer(new StringSerializer())
             .valueSerializer(flaky)
             .build(producer);
-    KafkaWindowsTest.feed(w, record(P0, 0, 0.5, "a"), record(P0, 1, 5.5, "b"));
+    finishOneWindow(w);
     assertThatThrownBy(() -> w.emit(sink)).hasCauseInstanceOf(IllegalArgumentException.class);
     assertThat(producer.transactionInFlight()).isFalse();
     assertThat(producer.transactionAborted()).isFalse();
