@@ -362,30 +362,51 @@ public final class KafkaWindows<K, V, R> {
         throw e;
       }
       scope.activity(p, nowNanos);
-      for (ConsumerRecord<KR, VR> r : batch) {
-        admission.recordTaken = false;
-        // The predecessor handed out every row of the records below its read position, with the
-        // checkpoint that says so: a sink that must not get them twice does not get them again.
-        boolean replay = dropReplayedRows && r.offset() < p.readThroughOffset;
-        if (replay) {
-          p.windows.replaying(true);
-        }
-        try {
-          admission.process(p, r, mapper);
-        } catch (RuntimeException | Error e) {
-          p.publishFrontier();
-          Rewind.afterFailure(
-              consumer, records, tp, admission.recordTaken ? r.offset() + 1 : r.offset());
-          throw e;
-        } finally {
+      admission.begin(p, batch, mapper); // every key looked up ahead: their cache misses overlap
+      try {
+        int mapped = admission.mapped();
+        for (int j = 0; j < mapped; j++) {
+          ConsumerRecord<KR, VR> r = batch.get(j);
+          admission.recordTaken = false;
+          // The predecessor handed out every row of the records below its read position, with the
+          // checkpoint that says so: a sink that must not get them twice does not get them again.
+          boolean replay = dropReplayedRows && r.offset() < p.readThroughOffset;
           if (replay) {
-            p.windows.replaying(false);
+            p.windows.replaying(true);
+          }
+          try {
+            admission.process(p, r, j);
+          } catch (RuntimeException | Error e) {
+            p.publishFrontier();
+            Rewind.afterFailure(
+                consumer, records, tp, admission.recordTaken ? r.offset() + 1 : r.offset());
+            throw e;
+          } finally {
+            if (replay) {
+              p.windows.replaying(false);
+            }
           }
         }
+        Throwable mapperFailure = admission.mapperFailure();
+        if (mapperFailure != null) { // the records before it are processed: it is the first not
+          p.publishFrontier();
+          Rewind.afterFailure(consumer, records, tp, batch.get(mapped).offset());
+          throw rethrow(mapperFailure);
+        }
+      } finally {
+        admission.end(p);
       }
       p.publishFrontier(); // once per partition and poll, for readers on other threads
     }
     tick.afterRecords(table, nowNanos, clock.wallMillis());
+  }
+
+  /** Throws {@code t}, which the mapper threw: a {@code RuntimeException} or an {@code Error}. */
+  private static RuntimeException rethrow(Throwable t) {
+    if (t instanceof Error) {
+      throw (Error) t;
+    }
+    throw (RuntimeException) t;
   }
 
   /**

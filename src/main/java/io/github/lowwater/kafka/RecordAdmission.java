@@ -1,6 +1,8 @@
 package io.github.lowwater.kafka;
 
 import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.internal.KeyLookAhead;
+import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -23,6 +25,11 @@ final class RecordAdmission<K, V, R> {
 
   /** The mapper's output, reused for every record. */
   private final MappedRecord<K, V> extracted = new MappedRecord<>();
+
+  /** The records of the partition being processed, mapped ahead. */
+  private final MappedBatch<K, V> batch = new MappedBatch<>();
+
+  private final KeyLookAhead lookAhead = KeyLookAhead.get();
 
   /** Whether the record being processed counts as processed although an exception followed. */
   boolean recordTaken;
@@ -52,8 +59,40 @@ final class RecordAdmission<K, V, R> {
   }
 
   /**
-   * One record, whole or not at all; the partition's read position moves past it once it is
-   * processed. The decision, in this order (docs/kafka.md, "What one poll does"):
+   * Maps a partition's records of one poll, in order, and has the windows look their keys up ahead,
+   * so that the cache misses of consecutive keys overlap; then {@link #process} decides the records
+   * one by one, and {@link #end} forgets them. If the mapper throws, the records before it are
+   * mapped ({@link #mapped()}), and {@link #mapperFailure()} holds the exception, to be thrown once
+   * they are processed.
+   */
+  <KR, VR> void begin(
+      PartitionState<K, V, R> p,
+      List<ConsumerRecord<KR, VR>> records,
+      RecordMapper<KR, VR, K, V> mapper) {
+    batch.map(records, mapper, extracted);
+    lookAhead.lookAhead(p.windows, batch.keys(), 0, batch.size());
+  }
+
+  /** Returns the number of records {@link #begin} mapped. */
+  int mapped() {
+    return batch.size();
+  }
+
+  /** Returns what the mapper threw at record {@link #mapped()}, or null. */
+  Throwable mapperFailure() {
+    return batch.failure();
+  }
+
+  /** Ends the partition's batch: the windows and this forget its keys and values. */
+  void end(PartitionState<K, V, R> p) {
+    lookAhead.end(p.windows);
+    batch.clear();
+  }
+
+  /**
+   * One record, the one at {@code index} of {@link #begin}, whole or not at all; the partition's
+   * read position moves past it once it is processed. The decision, in this order (docs/kafka.md,
+   * "What one poll does"):
    *
    * <ol>
    *   <li>below {@code processedBelowOffset} ({@code MERGED}, a partition given back): in this
@@ -68,11 +107,10 @@ final class RecordAdmission<K, V, R> {
    *   <li>behind the watermark ({@code MERGED}): late; else into its window.
    * </ol>
    */
-  <KR, VR> void process(
-      PartitionState<K, V, R> p, ConsumerRecord<KR, VR> r, RecordMapper<KR, VR, K, V> mapper) {
+  <KR, VR> void process(PartitionState<K, V, R> p, ConsumerRecord<KR, VR> r, int index) {
     MappedRecord<K, V> out = extracted;
-    out.reset();
-    mapper.map(r, out);
+    batch.load(index, out);
+    lookAhead.expect(p.windows, index, out.key);
     long offset = r.offset();
     if (out.kind == MappedRecord.TIME || out.kind == MappedRecord.MARKER) {
       timeOnly(p, offset, out.kind == MappedRecord.MARKER, out.eventTimeMillis);

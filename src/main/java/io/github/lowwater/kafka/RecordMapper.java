@@ -29,6 +29,11 @@ public interface RecordMapper<KR, VR, K, V> {
    * its partition still counts as active). An exception skips nothing: the record counts as not
    * processed and the consumer is rewound to it (see {@link KafkaWindows#onPoll}).
    *
+   * <p>{@code onPoll} maps every record of a partition's batch, in offset order, before the windows
+   * see the first of them (so that the windows look their keys up together): what a mapper does
+   * must not depend on the windows' state at its record. After an exception (the mapper's or
+   * another's) the records from the first one not processed on are polled, and mapped, again.
+   *
    * @param record the record
    * @param out where the event time, key and value go
    */

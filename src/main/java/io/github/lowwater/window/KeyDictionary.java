@@ -21,7 +21,15 @@ import java.util.Arrays;
  * bytes per key as measured ({@code MemoryFootprint}: 1,000 and 100,000 keys), not counting the key
  * objects, which the caller's records hold anyway.
  *
- * <p>Lookups allocate nothing; only growth and the first sweep at a size do. Not thread-safe.
+ * <p><b>Batches.</b> {@link #resolveAhead} looks up the keys of a batch of events in one tight
+ * loop, so that the cache misses of consecutive keys overlap instead of waiting for each other; it
+ * adds nothing. {@link #expect} then names the key of the event being added, and {@link #id} and
+ * {@link #find} answer a key found ahead without a probe. A sweep forgets what was resolved ahead
+ * (it may evict those keys), so the ids, and the order in which keys get them, are exactly those of
+ * the same events looked up one by one.
+ *
+ * <p>Lookups allocate nothing; only growth, the first sweep at a size and the first batch at a size
+ * do. Not thread-safe.
  */
 final class KeyDictionary {
 
@@ -58,6 +66,17 @@ final class KeyDictionary {
 
   private boolean sweptOnce;
 
+  /** The ids {@link #resolveAhead} found, in batch order, -1 for a key absent then. */
+  private int[] aheadIds = new int[0];
+
+  /** The number of ids in {@link #aheadIds} still valid: a sweep sets it to 0. */
+  private int ahead;
+
+  /** The key of the event being added in a batch, or null, and its id: see {@link #expect}. */
+  private Object expectedKey;
+
+  private int expectedId;
+
   /**
    * Creates an empty dictionary.
    *
@@ -87,6 +106,9 @@ final class KeyDictionary {
    * @param key a non-null key, compared with {@code equals}
    */
   int id(Object key) {
+    if (key == expectedKey) {
+      return expectedId; // found ahead, and no sweep since
+    }
     int i = probe(key);
     if (i >= 0) {
       return slotIds[i];
@@ -113,8 +135,69 @@ final class KeyDictionary {
    * @param key a non-null key, compared with {@code equals}
    */
   int find(Object key) {
+    if (key == expectedKey) {
+      return expectedId;
+    }
     int i = probe(key);
     return i >= 0 ? slotIds[i] : -1;
+  }
+
+  /**
+   * Finds the ids of {@code batch[from, to)} in one loop, -1 for an absent or null key, and adds
+   * nothing. If a key's {@code hashCode} or {@code equals} throws, the ids before it stay found
+   * ({@link #resolved()} says how many) and the exception propagates.
+   *
+   * @return the number of ids found, from {@code from} on
+   */
+  int resolveAhead(Object[] batch, int from, int to) {
+    int n = to - from;
+    if (aheadIds.length < n) {
+      aheadIds = new int[Math.max(n, aheadIds.length * 2)];
+    }
+    int[] ids = aheadIds;
+    ahead = 0;
+    int i = 0;
+    try {
+      for (; i < n; i++) {
+        Object key = batch[from + i];
+        if (key == null) {
+          ids[i] = -1; // not an event (a heartbeat record), or a null key that its add refuses
+        } else {
+          int slot = probe(key);
+          ids[i] = slot >= 0 ? slotIds[slot] : -1;
+        }
+      }
+    } finally {
+      ahead = i;
+    }
+    return i;
+  }
+
+  /** Returns the number of ids resolved ahead that are still valid (a sweep forgets them all). */
+  int resolved() {
+    return ahead;
+  }
+
+  /**
+   * Names the key of the event being added: {@link #id} and {@link #find} of this very object
+   * answer the id found ahead at {@code index} of the batch without a probe. Does nothing if the
+   * key was absent then, or a sweep has run since, or {@code index} is beyond what was resolved.
+   *
+   * @param index the event's index in the batch, relative to its {@code from}
+   */
+  void expect(int index, Object key) {
+    if (index < ahead && aheadIds[index] >= 0) {
+      expectedKey = key;
+      expectedId = aheadIds[index];
+    } else {
+      expectedKey = null;
+    }
+  }
+
+  /** Ends a batch: forgets what was resolved ahead, and the caller's key. */
+  void endAhead() {
+    ahead = 0;
+    expectedKey = null;
   }
 
   /** Returns the slot holding {@code key}, or {@code ~slot} of the free slot where it would go. */
@@ -173,6 +256,7 @@ final class KeyDictionary {
       Arrays.fill(live, 0, words, 0L);
     }
     users.markLive(live);
+    endAhead(); // the ids found ahead may be evicted here: the rest of the batch probes
     int i = 0;
     while (i < slotKeys.length) {
       int id = slotIds[i];

@@ -1,6 +1,7 @@
 package io.github.lowwater.window;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.lowwater.testing.Trials;
 import java.util.HashMap;
@@ -238,5 +239,86 @@ class KeyDictionaryTest {
       assertThat(dictionary.size()).isEqualTo(kept + 1);
       assertThat(dictionary.capacity()).as("%d kept", kept).isEqualTo(kept == 7 ? 16 : 32);
     }
+  }
+
+  /**
+   * The lookup ahead finds without adding, and a sweep forgets it: the keys it found may be evicted
+   * by that sweep, and the rest of the batch probes again, so ids go to keys in exactly the order
+   * one-by-one lookups give them.
+   */
+  @Test
+  void idsFoundAheadAreForgottenByASweep() {
+    Windows model = new Windows();
+    KeyDictionary dictionary = new KeyDictionary(model);
+    Object[] batch = new Object[14];
+    for (int k = 0; k < batch.length; k++) {
+      batch[k] = new Key(k);
+    }
+    int[] ids = new int[10];
+    for (int k = 0; k < 10; k++) {
+      ids[k] = dictionary.id(batch[k]); // in no window: evictable at the next sweep
+    }
+    dictionary.emitted();
+    assertThat(dictionary.resolveAhead(batch, 0, 14)).isEqualTo(14);
+    assertThat(dictionary.size()).as("adds nothing").isEqualTo(10);
+    dictionary.expect(3, batch[3]);
+    assertThat(dictionary.id(batch[3])).isEqualTo(ids[3]);
+    for (int k = 0; k < 3; k++) {
+      dictionary.id("new" + k); // the third new key passes 3/4 of 16: sweeps, evicting the ten
+    }
+    assertThat(model.sweeps).isOne();
+    assertThat(dictionary.resolved()).as("forgotten").isZero();
+    dictionary.expect(4, batch[4]);
+    assertThat(dictionary.find(batch[4])).as("evicted: probed, not answered").isEqualTo(-1);
+  }
+
+  /**
+   * {@code expect} answers for the very object only, and only for a key found ahead: an equal key
+   * still takes the probe, and a key absent then is added by {@code id} as usual.
+   */
+  @Test
+  void anExpectedKeyIsAnsweredByIdentityAndForgottenAtTheEndOfTheBatch() {
+    KeyDictionary dictionary = new KeyDictionary(live -> {});
+    String a = new String("a");
+    int idA = dictionary.id("a");
+    int b = dictionary.id("b");
+    assertThat(dictionary.resolveAhead(new Object[] {a, "c"}, 0, 2)).isEqualTo(2);
+    dictionary.expect(0, a);
+    assertThat(dictionary.id(a)).isEqualTo(idA);
+    assertThat(dictionary.find("b")).isEqualTo(b);
+    dictionary.expect(1, "c");
+    int c = dictionary.id("c");
+    assertThat(c).as("absent ahead: added now").isNotIn(idA, b);
+    assertThat(dictionary.find("c")).isEqualTo(c);
+    dictionary.endAhead();
+    assertThat(dictionary.find(a)).isEqualTo(idA);
+    assertThat(dictionary.resolved()).isZero();
+  }
+
+  /**
+   * The lookup stops at a null key without an exception, and at a key whose {@code hashCode} throws
+   * with it, the ids before it found.
+   */
+  @Test
+  void aNullKeyIsSkippedAndAThrowingOneEndsTheLookup() {
+    KeyDictionary dictionary = new KeyDictionary(live -> {});
+    int z = dictionary.id("z");
+    assertThat(dictionary.resolveAhead(new Object[] {"a", null, "z"}, 0, 3)).isEqualTo(3);
+    dictionary.expect(1, null);
+    dictionary.expect(2, "z");
+    assertThat(dictionary.id("z")).isEqualTo(z);
+    Object bad =
+        new Object() {
+          @Override
+          public int hashCode() {
+            throw new IllegalStateException("no hash");
+          }
+        };
+    Object[] batch = {"x", "y", "z", bad};
+    assertThatThrownBy(() -> dictionary.resolveAhead(batch, 0, 4)).hasMessage("no hash");
+    assertThat(dictionary.resolved()).isEqualTo(3);
+    dictionary.expect(2, "z");
+    assertThat(dictionary.find("z")).isEqualTo(z);
+    assertThat(dictionary.size()).isOne();
   }
 }

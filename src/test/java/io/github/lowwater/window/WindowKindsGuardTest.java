@@ -25,6 +25,9 @@ class WindowKindsGuardTest {
     calls.put("add", w -> w.add("p", 100, "k", 1L));
     calls.put("add#implicit", w -> w.add(100, "k", 1L));
     calls.put("add#handle", w -> w.add(w.source("p"), 100, "k", 1L));
+    calls.put(
+        "addAll",
+        w -> w.addAll(w.source("p"), new long[] {100}, new String[] {"k"}, new Long[] {1L}, 0, 1));
     calls.put("register", w -> w.register("q"));
     calls.put("heartbeat", w -> w.heartbeat("p"));
     calls.put("punctuate", w -> w.punctuate("p", 50));
