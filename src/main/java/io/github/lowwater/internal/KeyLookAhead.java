@@ -47,10 +47,12 @@ public abstract class KeyLookAhead {
    *
    * @param windows an {@code EventTimeWindows}
    * @param keys the keys of the coming records
+   * @param eventTimesMillis their event times
    * @param from the first, inclusive
    * @param to the last, exclusive
    */
-  public abstract void lookAhead(Object windows, Object[] keys, int from, int to);
+  public abstract void lookAhead(
+      Object windows, Object[] keys, long[] eventTimesMillis, int from, int to);
 
   /**
    * Names the record about to be added.

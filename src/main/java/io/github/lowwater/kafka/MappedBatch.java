@@ -78,6 +78,11 @@ final class MappedBatch<K, V> {
     return keys;
   }
 
+  /** Returns the event times: {@code [0, size())}, meaningful where the record is an event. */
+  long[] times() {
+    return times;
+  }
+
   /** Puts record {@code i} back into {@code out}, as the mapper made it. */
   @SuppressWarnings("unchecked") // stored from the mapper's K and V
   void load(int i, MappedRecord<K, V> out) {

@@ -70,7 +70,7 @@ final class RecordAdmission<K, V, R> {
       List<ConsumerRecord<KR, VR>> records,
       RecordMapper<KR, VR, K, V> mapper) {
     batch.map(records, mapper, extracted);
-    lookAhead.lookAhead(p.windows, batch.keys(), 0, batch.size());
+    lookAhead.lookAhead(p.windows, batch.keys(), batch.times(), 0, batch.size());
   }
 
   /** Returns the number of records {@link #begin} mapped. */

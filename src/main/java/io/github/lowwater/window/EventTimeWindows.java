@@ -36,8 +36,9 @@ public abstract class EventTimeWindows<K, V, R> {
     KeyLookAhead.install(
         new KeyLookAhead() {
           @Override
-          public void lookAhead(Object windows, Object[] keys, int from, int to) {
-            ((EventTimeWindows<?, ?, ?>) windows).lookAhead(keys, from, to);
+          public void lookAhead(
+              Object windows, Object[] keys, long[] eventTimesMillis, int from, int to) {
+            ((EventTimeWindows<?, ?, ?>) windows).lookAhead(keys, eventTimesMillis, from, to);
           }
 
           @Override
@@ -338,7 +339,7 @@ public abstract class EventTimeWindows<K, V, R> {
       throw new IllegalArgumentException("source handle belongs to other windows: " + source.key());
     }
     Object sourceKey = source.key();
-    lookAhead(keys, from, to);
+    lookAhead(keys, eventTimesMillis, from, to);
     try {
       int accepted = 0;
       for (int i = from; i < to; i++) {
@@ -355,20 +356,34 @@ public abstract class EventTimeWindows<K, V, R> {
   }
 
   /**
-   * Looks up the keys of the events about to be added, {@code keys[from, to)}, in one loop that
-   * adds none: the adds that follow, in the same order, each named by {@link #expectKey}, find a
-   * key found here without a probe, until {@link #endLookAhead()} or a sweep of the dictionary. A
-   * null key is skipped. A key whose {@code hashCode} or {@code equals} throws ends the lookup
-   * there: the add of its event asks again and decides, as it would one by one (a late event of a
-   * fixed-shape kind never asks). An optimization only: every result is the same without it.
+   * Looks up the keys of the events about to be added, {@code keys[from, to)} with their times
+   * {@code eventTimesMillis[from, to)}, in one loop that adds none: the adds that follow, in the
+   * same order, each named by {@link #expectKey}, find a key found here without a probe, until
+   * {@link #endLookAhead()} or a sweep of the dictionary. A null key is skipped. A key whose {@code
+   * hashCode} or {@code equals} throws ends the lookup there: the add of its event asks again and
+   * decides, as it would one by one (a late event of a fixed-shape kind never asks). An
+   * optimization only: every result is the same without it.
    */
-  final void lookAhead(Object[] keys, int from, int to) {
+  final void lookAhead(Object[] keys, long[] eventTimesMillis, int from, int to) {
+    int found;
     try {
-      this.keys.resolveAhead(keys, from, to);
+      found = this.keys.resolveAhead(keys, from, to);
     } catch (RuntimeException | Error e) {
       // the keys before it are found; its event's add throws or not, as one by one
+      found = this.keys.resolved();
+    }
+    if (found > 0) {
+      touchAhead(eventTimesMillis[from], this.keys.aheadIds(), found);
     }
   }
+
+  /**
+   * Loads, ahead of a batch, what its events' folds will read in the window of its first event, so
+   * that those misses overlap too; changes nothing. The kinds without such a window do nothing.
+   *
+   * @param ids the key ids of the batch's events, {@code [0, n)}, -1 for a key absent then
+   */
+  void touchAhead(long firstEventTimeMillis, int[] ids, int n) {}
 
   /** Names the event about to be added: {@code index} from the {@code from} of the lookahead. */
   final void expectKey(int index, Object key) {

@@ -245,6 +245,11 @@ final class HoppingSlices<K, R> {
     pool.recycle(w);
   }
 
+  /** Loads ahead what a batch's folds will read in the slice of its first event; see SliceStore. */
+  void touch(long firstEventTimeMillis, int[] ids, int n) {
+    panes.touch(firstEventTimeMillis, ids, n);
+  }
+
   /** Applies {@code action} to every pane and window held (the dictionary's sweep). */
   void forEach(Consumer<WindowEntries> action) {
     panes.forEach(action);

@@ -152,6 +152,13 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   }
 
   @Override
+  void touchAhead(long firstEventTimeMillis, int[] ids, int n) {
+    if (slices != null) {
+      slices.touch(firstEventTimeMillis, ids, n);
+    }
+  }
+
+  @Override
   void accumulate(long eventTimeMillis, K key, V value, long watermark) {
     if (whole != null) {
       accumulateWhole(eventTimeMillis, key, value, watermark);

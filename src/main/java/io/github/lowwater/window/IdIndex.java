@@ -63,6 +63,23 @@ final class IdIndex {
   }
 
   /**
+   * Reads the home slot of each id of {@code ids[0, n)} that is not negative, and returns a value
+   * made of them: only so that their cache lines are loaded together, ahead of the lookups that
+   * follow ({@link #positionOf}), instead of one miss after another.
+   */
+  long touch(int[] ids, int n) {
+    long[] s = slots;
+    long sum = 0;
+    for (int j = 0; j < n; j++) {
+      int id = ids[j];
+      if (id >= 0) {
+        sum += s[slot(id)];
+      }
+    }
+    return sum;
+  }
+
+  /**
    * Inserts an absent id and returns its position, {@link #size()} before the call.
    *
    * @param id an id in {@code [0, Integer.MAX_VALUE - 1]} that is not in the index

@@ -173,6 +173,11 @@ final class KeyDictionary {
     return i;
   }
 
+  /** Returns the ids found ahead, {@code [0, resolved())} valid, -1 for an absent key. */
+  int[] aheadIds() {
+    return aheadIds;
+  }
+
   /** Returns the number of ids resolved ahead that are still valid (a sweep forgets them all). */
   int resolved() {
     return ahead;

@@ -37,6 +37,9 @@ final class SliceStore {
   /** The slice of the previous accepted event: consecutive events mostly share one. */
   private WindowEntries last;
 
+  /** What {@link #touch} read: a sink that keeps its loads from being optimized away. */
+  private long touched;
+
   /** The key count of the last closed slice: the next slice is presized to it. */
   private int expectedKeys;
 
@@ -98,6 +101,21 @@ final class SliceStore {
       counters.entryOpened();
     }
     last = w;
+  }
+
+  /**
+   * Loads, ahead of a batch, the index slots its events will probe in the slice of its first event
+   * (the batch's events are mostly of one slice): {@code ids[0, n)} are their key ids, negative for
+   * a key not in the dictionary. Changes nothing.
+   */
+  void touch(long firstEventTimeMillis, int[] ids, int n) {
+    WindowEntries w = last;
+    if (w == null || firstEventTimeMillis < w.start || firstEventTimeMillis >= w.end) {
+      w = byStart.get(assigner.startOf(firstEventTimeMillis));
+    }
+    if (w != null) {
+      touched += w.touch(ids, n); // kept, so that the loads are not optimized away
+    }
   }
 
   /** Returns the oldest open slice, or null. */

@@ -141,6 +141,13 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   }
 
   @Override
+  void touchAhead(long firstEventTimeMillis, int[] ids, int n) {
+    if (panes == null) {
+      windows.touch(firstEventTimeMillis, ids, n);
+    }
+  }
+
+  @Override
   void accumulate(long eventTimeMillis, K key, V value, long watermark) {
     if (panes != null) {
       panes.accumulate(

@@ -285,6 +285,28 @@ final class WindowEntries {
    *
    * @return whether the key is new in this window
    */
+  /**
+   * Loads what the folds of {@code ids[0, n)} will read (the index slot, or in the dense form the
+   * accumulator), without changing anything: see {@link IdIndex#touch}. Negative ids are skipped.
+   */
+  long touch(int[] ids, int n) {
+    if (!dense) {
+      return index.touch(ids, n);
+    }
+    long[] byId = longsById;
+    if (byId == null) {
+      return 0;
+    }
+    long sum = 0;
+    for (int j = 0; j < n; j++) {
+      int id = ids[j];
+      if (id >= 0 && id < byId.length) {
+        sum += byId[id];
+      }
+    }
+    return sum;
+  }
+
   boolean foldValue(
       int id,
       Object value,

@@ -110,4 +110,17 @@ class IdIndexTest {
     index.clear(11); // still 16 slots: kept
     assertThat(index.capacity()).isEqualTo(64);
   }
+
+  /** A touch reads the home slot of each id, skips the negative ones, and changes nothing. */
+  @Test
+  void aTouchReadsTheHomeSlotOfEachIdAndChangesNothing() {
+    IdIndex index = new IdIndex(4);
+    index.insert(5, index.positionOf(5)); // the first insert lands in its home slot
+    long slotOf5 = (long) (5 + 1) << 32; // position 0
+    assertThat(index.touch(new int[] {5, -1, 5}, 3)).isEqualTo(2 * slotOf5);
+    assertThat(index.touch(new int[] {5, 5}, 1)).as("only [0, n)").isEqualTo(slotOf5);
+    assertThat(index.touch(new int[] {-1}, 1)).isZero();
+    assertThat(index.size()).isOne();
+    assertThat(index.positionOf(5)).isZero();
+  }
 }

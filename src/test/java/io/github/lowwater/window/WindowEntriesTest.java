@@ -229,4 +229,23 @@ class WindowEntriesTest {
     assertThat(entries.fold(8, 2L, LONG_SUM)).isTrue();
     assertThat(contents(entries)).containsExactly(Map.entry(7, 3L), Map.entry(8, 2L));
   }
+
+  /**
+   * A touch reads what the folds of the ids will read, in either form, and changes nothing: the
+   * dense form's accumulators, skipping ids beyond its array and negative ones.
+   */
+  @Test
+  void aTouchReadsWhatTheFoldsWillReadInEitherFormAndChangesNothing() {
+    WindowEntries indexed = new WindowEntries(true).reset(0, 10, 0, 1_000);
+    indexed.fold(7, 3L, LONG_SUM, 1_000);
+    assertThat(indexed.dense()).isFalse();
+    assertThat(indexed.touch(new int[] {7, -1}, 2)).isEqualTo((long) (7 + 1) << 32);
+    WindowEntries dense = new WindowEntries(true).reset(0, 10, 8, 8);
+    assertThat(dense.dense()).isTrue();
+    dense.fold(2, 5L, LONG_SUM, 8);
+    dense.fold(3, 4L, LONG_SUM, 8);
+    assertThat(dense.touch(new int[] {2, 3, -1, 1 << 20}, 4)).isEqualTo(9);
+    assertThat(dense.size()).isEqualTo(2);
+    assertThat(new WindowEntries(true).reset(0, 10, 8, 8).touch(new int[] {2}, 1)).isZero();
+  }
 }
