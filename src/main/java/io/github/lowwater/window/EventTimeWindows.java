@@ -88,6 +88,16 @@ public abstract class EventTimeWindows<K, V, R> {
   final long graceMillis;
 
   /**
+   * The dictionary size from which a batch looks its keys up ahead: below it the dictionary's
+   * arrays stay in the CPU caches and a second pass over the keys costs more than it saves
+   * (docs/benchmarks.md, issue 20). Package-private and mutable for the tests, which set it to 0 to
+   * exercise the lookahead at any size.
+   */
+  int lookAheadMinKeys = LOOK_AHEAD_MIN_KEYS;
+
+  static final int LOOK_AHEAD_MIN_KEYS = 16_384;
+
+  /**
    * The newest event time these windows have seen (rule 50): of every event added, observed or
    * counted late within the future guard; never decreases.
    */
@@ -365,6 +375,9 @@ public abstract class EventTimeWindows<K, V, R> {
    * optimization only: every result is the same without it.
    */
   final void lookAhead(Object[] keys, long[] eventTimesMillis, int from, int to) {
+    if (this.keys.size() < lookAheadMinKeys) {
+      return; // a small dictionary stays in cache: its probes do not miss, and the pass would cost
+    }
     int found;
     try {
       found = this.keys.resolveAhead(keys, from, to);
