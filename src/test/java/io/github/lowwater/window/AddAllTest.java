@@ -360,4 +360,76 @@ class AddAllTest {
     assertThat(t.windows.addAll(h, times, keys, values, 1, 1)).as("an empty range").isZero();
     assertThat(t.windows.addAll(h, times, keys, values, 0, 2)).isEqualTo(2);
   }
+
+  /** A key that counts its hash codes: the lookahead hashes it, and then the add does not again. */
+  private static final class Counted {
+    final String name;
+    int hashes;
+
+    Counted(String name) {
+      this.name = name;
+    }
+
+    @Override
+    public int hashCode() {
+      hashes++;
+      return name.hashCode();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Counted c && c.name.equals(name);
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  /**
+   * With the lookahead on, each key of a batch is hashed once, by the lookahead: its event's add
+   * finds the id it found without a probe. Through the installed {@code KeyLookAhead} (the Kafka
+   * driver's way) as through {@code addAll}; one by one, the add hashes it.
+   */
+  @Test
+  @SuppressWarnings({"unchecked", "rawtypes"}) // Counted keys through String-typed windows
+  void withTheLookaheadOnEachKeyOfABatchIsHashedOnce() {
+    for (int kind = 0; kind < 2; kind++) {
+      ManualClock clock = new ManualClock(Instant.ofEpochMilli(1_000));
+      Twin t = new Twin(new Options(kind, false, FutureEventPolicy.ACCEPT, 1_000), clock, 1);
+      EventTimeWindows raw = t.windows;
+      raw.add(t.handles[0], 1_000, new Counted("a"), 1L); // known before the batch
+      Counted[] keys = {new Counted("a"), new Counted("b"), new Counted("a")};
+      long[] times = {1_001, 1_002, 1_003};
+      Long[] values = {1L, 2L, 3L};
+      t.windows.lookAheadMinKeys = 0;
+      raw.addAll(t.handles[0], times, keys, values, 0, 3);
+      assertThat(keys[0].hashes).as("kind %d: found ahead", kind).isOne();
+      assertThat(keys[1].hashes).as("absent ahead: the add inserts it").isEqualTo(2);
+      assertThat(keys[2].hashes).as("found ahead").isOne();
+      Counted c = new Counted("b");
+      io.github.lowwater.internal.KeyLookAhead look =
+          io.github.lowwater.internal.KeyLookAhead.get();
+      look.lookAhead(raw, new Object[] {c}, new long[] {1_004}, 0, 1);
+      look.expect(raw, 0, c);
+      raw.add(t.handles[0], 1_004, c, 4L);
+      look.end(raw);
+      assertThat(c.hashes).as("through KeyLookAhead").isOne();
+      Counted d = new Counted("a");
+      raw.add(t.handles[0], 1_005, d, 5L);
+      assertThat(d.hashes).as("one by one: the add's probe").isOne();
+      t.windows.lookAheadMinKeys = EventTimeWindows.LOOK_AHEAD_MIN_KEYS;
+      Counted[] small = {new Counted("a")};
+      raw.addAll(t.handles[0], new long[] {1_006}, small, new Long[] {6L}, 0, 1);
+      assertThat(small[0].hashes).as("below the threshold: no lookahead").isOne();
+      raw.finish();
+      List<String> rows = new ArrayList<>();
+      for (Object r : raw.pollFinalized()) {
+        WindowResult<?, ?> w = (WindowResult<?, ?>) r;
+        rows.add(w.key() + "=" + w.value());
+      }
+      assertThat(rows).as("kind %d", kind).contains("a=16", "b=6");
+    }
+  }
 }
