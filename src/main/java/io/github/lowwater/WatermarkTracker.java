@@ -937,8 +937,8 @@ public final class WatermarkTracker {
     /** The monotonic reading of the last observation or registration. */
     long lastSeenNanos;
 
-    /** The index in the {@link SourceHeap}, or {@link SourceHeap#NOT_IN_HEAP} while idle. */
-    int heapIndex = SourceHeap.NOT_IN_HEAP;
+    /** The id in the {@link SourceHeap} while active, or {@link SourceHeap#NOT_IN_HEAP}. */
+    int heapId = SourceHeap.NOT_IN_HEAP;
 
     /** The neighbours in the {@link ActivityList}, {@code null} outside it. */
     Source older;

@@ -48,15 +48,25 @@ class SourceHeapTest {
         String where = "seed " + seed + " step " + step + " " + op;
         assertThat(heap.size()).as(where).isEqualTo(reference.size());
         Set<Integer> indexes = new HashSet<>();
+        Set<Integer> ids = new HashSet<>();
         for (Source p : pool) {
           assertThat(heap.contains(p))
               .as(where + " contains " + p)
               .isEqualTo(reference.contains(p));
           if (reference.contains(p)) {
-            assertThat(p.heapIndex).as(where + " index of " + p).isBetween(0, heap.size() - 1);
-            assertThat(indexes.add(p.heapIndex)).as(where + " unique index of " + p).isTrue();
+            assertThat(heap.positionOf(p))
+                .as(where + " index of " + p)
+                .isBetween(0, heap.size() - 1);
+            assertThat(indexes.add(heap.positionOf(p)))
+                .as(where + " unique index of " + p)
+                .isTrue();
+            assertThat(p.heapId).as(where + " compact id of " + p).isBetween(0, heap.size() - 1);
+            assertThat(ids.add(p.heapId)).as(where + " unique id of " + p).isTrue();
           } else {
-            assertThat(p.heapIndex).as(where + " index of " + p).isEqualTo(SourceHeap.NOT_IN_HEAP);
+            assertThat(heap.positionOf(p))
+                .as(where + " index of " + p)
+                .isEqualTo(SourceHeap.NOT_IN_HEAP);
+            assertThat(p.heapId).as(where + " id of " + p).isEqualTo(SourceHeap.NOT_IN_HEAP);
           }
         }
         if (!reference.isEmpty() && random.nextBoolean()) { // unsettled steps let keys go stale
@@ -100,9 +110,9 @@ class SourceHeapTest {
       s[i].contribution = keys[i];
       heap.insert(s[i]);
     }
-    assertThat(s[3].heapIndex).isEqualTo(3);
+    assertThat(heap.positionOf(s[3])).isEqualTo(3);
     heap.remove(s[3]); // the hole below 10 takes 3, which must rise above 10
-    assertThat(s[6].heapIndex).isEqualTo(1);
+    assertThat(heap.positionOf(s[6])).isEqualTo(1);
     heap.remove(s[0]);
     heap.remove(s[2]);
     heap.remove(s[5]);
