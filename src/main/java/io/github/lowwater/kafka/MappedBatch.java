@@ -1,5 +1,6 @@
 package io.github.lowwater.kafka;
 
+import java.util.Arrays;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
@@ -95,8 +96,8 @@ final class MappedBatch<K, V> {
 
   /** Drops the mapper's objects: none is kept beyond the poll. */
   void clear() {
-    java.util.Arrays.fill(keys, 0, size, null);
-    java.util.Arrays.fill(values, 0, size, null);
+    Arrays.fill(keys, 0, size, null);
+    Arrays.fill(values, 0, size, null);
     size = 0;
     failure = null;
   }
