@@ -34,10 +34,10 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Tumbling or hopping ({@link Builder#hopping}) event-time windows driven from a plain Kafka
- * consumer loop, exact in a consumer group whose membership changes: the partition, not the
- * instance, is the unit of exactness, and what a partition's next owner needs travels in the
- * metadata of its committed offset.
+ * Tumbling ({@link #builder}), hopping ({@link Builder#hopping}) or session ({@link #sessions})
+ * event-time windows driven from a plain Kafka consumer loop, exact in a consumer group whose
+ * membership changes: the partition, not the instance, is the unit of exactness, and what a
+ * partition's next owner needs travels in the metadata of its committed offset.
  *
  * <p><b>Not thread-safe; confine every call to the polling thread</b>, the thread that owns the
  * {@link Consumer} (the rebalance listener runs there too, inside {@code poll}). The readings for a
@@ -521,10 +521,10 @@ public final class KafkaWindows<K, V, R> {
    * gone for this instance, and its next commit moves past them.
    *
    * <p>Partitions not assigned to this instance are ignored. Counters ({@link #stats()}) keep what
-   * the dropped windows had counted, so the records read again are counted again. If reading the
-   * commits throws, the exception propagates and those partitions are no longer assigned here: the
-   * next record of one, or the next rebalance, assigns it again from its commit; call again to
-   * seek.
+   * the dropped windows had counted, so the records read again are counted again. The commits are
+   * read before anything is dropped: if the read throws, the exception propagates and nothing has
+   * changed (the partitions keep their windows and the consumer its position); call again before
+   * committing, as the rows drained since the last commit are still unwritten.
    *
    * @param partitions the partitions whose rows were not written, usually {@code
    *     consumer.assignment()}

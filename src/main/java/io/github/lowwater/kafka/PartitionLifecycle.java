@@ -5,6 +5,7 @@ import io.github.lowwater.window.WindowStats;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -70,17 +71,21 @@ final class PartitionLifecycle<K, V, R> {
     }
     try {
       if (!added.isEmpty()) {
-        Map<TopicPartition, OffsetAndMetadata> committed =
-            checkpoints.committed(added); // may throw
-        for (TopicPartition tp : added) {
-          table.put(stateOf(tp, committed.get(tp), nowNanos));
-        }
-        scope.joined(nowNanos);
-        table.publish(PartitionTable.NO_STATS);
+        register(added, checkpoints.committed(added), nowNanos); // the read may throw
       }
     } finally {
       scope.rebalanced(); // a partition revoked and not given back in this rebalance is gone
     }
+  }
+
+  /** Registers partitions that are not assigned, from committed offsets already read. */
+  private void register(
+      List<TopicPartition> added, Map<TopicPartition, OffsetAndMetadata> committed, long nowNanos) {
+    for (TopicPartition tp : added) {
+      table.put(stateOf(tp, committed.get(tp), nowNanos));
+    }
+    scope.joined(nowNanos);
+    table.publish(PartitionTable.NO_STATS);
   }
 
   /** The state of a newly assigned partition, from its committed offset and checkpoint. */
@@ -133,23 +138,28 @@ final class PartitionLifecycle<K, V, R> {
   }
 
   /**
-   * Puts assigned partitions back to their last commit, as a new owner starts: each one's state is
-   * dropped and built again from its committed offset and checkpoint (one {@code committed} call).
-   * Returns, per partition, where its next record is: the committed offset, or without a commit the
-   * first offset this owner had read (-1: it had read none). Partitions not assigned are ignored.
-   * If reading the commits throws, the partitions are not assigned any more: the next record of
-   * one, or the next rebalance, assigns it again from its commit.
+   * Puts assigned partitions back to their last commit, as a new owner starts: their committed
+   * offsets and checkpoints are read first (one {@code committed} call), then each one's state is
+   * dropped and built again from them. Returns, per partition, where its next record is: the
+   * committed offset, or without a commit the first offset this owner had read (-1: it had read
+   * none). Partitions not assigned are ignored. If reading the commits throws, nothing has changed:
+   * the partitions keep their state, and a later call can rewind them.
    */
   Map<TopicPartition, Long> rewind(Collection<TopicPartition> partitions, long nowNanos) {
-    Map<TopicPartition, Long> firstRead = new HashMap<>();
+    Map<TopicPartition, Long> firstRead = new LinkedHashMap<>();
     for (TopicPartition tp : partitions) {
       PartitionState<K, V, R> p = table.get(tp);
       if (p != null) {
         firstRead.put(tp, p.firstReadOffset);
       }
     }
-    forget(firstRead.keySet());
-    assign(firstRead.keySet(), nowNanos); // may throw: the partitions stay unassigned
+    if (firstRead.isEmpty()) {
+      return Map.of();
+    }
+    List<TopicPartition> rewound = new ArrayList<>(firstRead.keySet());
+    Map<TopicPartition, OffsetAndMetadata> committed = checkpoints.committed(rewound); // may throw
+    forget(rewound);
+    register(rewound, committed, nowNanos);
     Map<TopicPartition, Long> resume = new HashMap<>();
     firstRead.forEach(
         (tp, first) -> {

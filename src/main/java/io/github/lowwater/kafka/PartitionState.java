@@ -127,8 +127,7 @@ final class PartitionState<K, V, R> {
    * record): a release that comes later only makes the commit more cautious.
    */
   void returned() {
-    // Every window ending by watermark - grace is retired, and its rows were all returned.
-    returnedThroughMillis = TimeMath.saturatedSubtract(windows.watermark(), windows.graceMillis());
+    returnedThroughMillis = retiredThrough(windows.watermark(), windows.graceMillis());
     if (sessions != null && ledger.size() > 0 && readSinceRelease >= sessions.pendingSessions()) {
       readSinceRelease = 0;
       long oldest = sessions.oldestPendingStartMillis();
@@ -137,6 +136,19 @@ final class PartitionState<K, V, R> {
           oldest == Long.MAX_VALUE ? WatermarkTracker.NO_WATERMARK : oldest;
       lastHeldKey = Long.MIN_VALUE; // its grain may be gone from the ledger
     }
+  }
+
+  /**
+   * The newest window end retired at {@code watermarkMillis}: a window ending at E retires once
+   * {@code E + grace}, saturating, is at or below the watermark (rule 52). So every end when the
+   * watermark is {@code Long.MAX_VALUE} (after {@code finishAll}, where {@code watermark - grace}
+   * would leave the windows ending above it holding the commit, issue 32 defect 6), else {@code
+   * watermark - grace}.
+   */
+  static long retiredThrough(long watermarkMillis, long graceMillis) {
+    return watermarkMillis == Long.MAX_VALUE
+        ? Long.MAX_VALUE
+        : TimeMath.saturatedSubtract(watermarkMillis, graceMillis);
   }
 
   /**

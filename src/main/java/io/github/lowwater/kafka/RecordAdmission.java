@@ -132,6 +132,10 @@ final class RecordAdmission<K, V, R> {
       session(p, r, t, key, value);
       return;
     }
+    if (!p.windows.windowable(t)) { // hopping windows within a size of the long bounds
+      unwindowable(p, r, t);
+      return;
+    }
     long end = p.windows.lastWindowEnd(t); // every window of the record ends by it
     boolean late = p.windows.isLate(t, key); // the windows' own verdict, before they change
     if (offset < p.processedBelowOffset || (!(late && !merged) && p.redelivered(end, offset))) {
@@ -180,6 +184,22 @@ final class RecordAdmission<K, V, R> {
       PartitionState<K, V, R> p, ConsumerRecord<?, ?> r, long t, long end, long claim) {
     if (lateRecordHandler != null) {
       lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, claim);
+    }
+    p.readPast(r.offset());
+    p.windows.observeLate(p.source, t);
+  }
+
+  /**
+   * A record whose windows do not fit in a {@code long} (hopping windows, an event time within a
+   * size of the bounds: a valid CreateTime all the same): no window can ever hold it, so it goes to
+   * the late path, its window end reported as {@code Long.MAX_VALUE}, and is otherwise observed
+   * like any late record. Every owner decides it the same way; it never makes a poll throw.
+   */
+  private void unwindowable(PartitionState<K, V, R> p, ConsumerRecord<?, ?> r, long t) {
+    long watermark = p.windows.watermark();
+    if (lateRecordHandler != null) {
+      lateRecordHandler.onLateRecord(
+          r, LateRecordHandler.Reason.LATE, t, Long.MAX_VALUE, watermark);
     }
     p.readPast(r.offset());
     p.windows.observeLate(p.source, t);

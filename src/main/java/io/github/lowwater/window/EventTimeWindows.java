@@ -937,6 +937,25 @@ public abstract class EventTimeWindows<K, V, R> {
   }
 
   /**
+   * Returns whether an event at this time can go into windows of this kind at all: every {@code
+   * long} for tumbling and session windows; for hopping windows, a time whose every window fits in
+   * the {@code long} range, which {@link #add} refuses otherwise. For a caller that must route such
+   * an event elsewhere before {@code add} throws (the Kafka driver hands its record to the late
+   * path: a record that can never be windowed must not make every poll fail). No side effect.
+   *
+   * @param eventTimeMillis the event time in epoch milliseconds
+   * @return {@code false} if {@link #add} and {@link #lastWindowEnd} refuse the time
+   */
+  public final boolean windowable(long eventTimeMillis) {
+    return fits(eventTimeMillis);
+  }
+
+  /** The kind's range of event times; every {@code long} unless the kind says otherwise. */
+  boolean fits(long eventTimeMillis) {
+    return true;
+  }
+
+  /**
    * Declares that every window ending at or before {@code endMillis} was already written elsewhere
    * (by a previous owner of these sources, as a Kafka checkpoint says): a window finalized from now
    * on that ends by then is dropped, not emitted, so a written row is never overwritten with part

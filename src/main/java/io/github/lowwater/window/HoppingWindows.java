@@ -139,6 +139,11 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   }
 
   @Override
+  boolean fits(long eventTimeMillis) {
+    return shape.fits(eventTimeMillis);
+  }
+
+  @Override
   long lateEnd(long eventTimeMillis) {
     if (!shape.fits(eventTimeMillis)) {
       throw new IllegalArgumentException(

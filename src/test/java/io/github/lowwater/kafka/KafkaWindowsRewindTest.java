@@ -89,6 +89,71 @@ class KafkaWindowsRewindTest {
     assertThat(KafkaWindowsPanesTest.rows(w)).isEqualTo(drained);
   }
 
+  /**
+   * Issue 32, defect 3: a rewind whose {@code committed} read failed had already dropped the
+   * partitions, so the second call, as the javadoc advised, sought nothing; the next polls went on
+   * from the consumer's position and the rows drained before the failed write were never written
+   * again (9 records, 5 in the sink). Now the read comes first: a failed read changes nothing, and
+   * the second call rewinds.
+   */
+  @Test
+  void aRewindWhoseCommittedReadFailsChangesNothingAndTheNextCallRewinds() {
+    MockConsumer<String, String> consumer = new FailingCommittedConsumer();
+    consumer.assign(List.of(P0));
+    consumer.updateBeginningOffsets(Map.of(P0, 0L));
+    KafkaWindows<String, Long, Long> w =
+        KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.count())
+            .allowedLateness(Duration.ZERO)
+            .clock(clock)
+            .consumer(consumer)
+            .build();
+    w.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    Map<List<Object>, Long> sink = new java.util.HashMap<>();
+    List<ConsumerRecord<String, String>> log = new java.util.ArrayList<>();
+    for (int i = 0; i < 9; i++) {
+      log.add(record(P0, i, 1 + i * 2.5, "a")); // [0, 5), [5, 10), ... two or one per window
+    }
+    KafkaWindowsTest.feed(w, log.subList(0, 3));
+    w.pollFinalized().forEach(r -> sink.put(List.of(r.start(), r.key()), r.value()));
+    consumer.commitSync(w.committableOffsets());
+    long committed = consumer.committed(java.util.Set.of(P0)).get(P0).offset();
+    KafkaWindowsTest.feed(w, log.subList(3, 9));
+    assertThat(w.pollFinalized()).isNotEmpty(); // drained, and the sink fails to write them
+    ((FailingCommittedConsumer) consumer).failNext = true;
+
+    assertThatThrownBy(() -> w.rewindToLastCommit(consumer.assignment()))
+        .isInstanceOf(org.apache.kafka.common.errors.TimeoutException.class);
+    assertThat(w.assignedPartitions()).containsExactly(P0); // nothing changed
+    w.rewindToLastCommit(consumer.assignment()); // the call the javadoc advises
+    assertThat(consumer.position(P0)).isEqualTo(committed);
+
+    KafkaWindowsTest.feed(w, log.subList((int) committed, 9));
+    w.finishAll();
+    w.pollFinalized().forEach(r -> sink.put(List.of(r.start(), r.key()), r.value()));
+    assertThat(sink.values().stream().mapToLong(Long::longValue).sum())
+        .as("every record in a row: %s", sink)
+        .isEqualTo(9);
+  }
+
+  /** A consumer whose next {@code committed} call fails once when told to. */
+  static final class FailingCommittedConsumer extends MockConsumer<String, String> {
+    boolean failNext;
+
+    FailingCommittedConsumer() {
+      super("earliest");
+    }
+
+    @Override
+    public synchronized Map<TopicPartition, OffsetAndMetadata> committed(
+        java.util.Set<TopicPartition> partitions) {
+      if (failNext) {
+        failNext = false;
+        throw new org.apache.kafka.common.errors.TimeoutException("the coordinator is away");
+      }
+      return super.committed(partitions);
+    }
+  }
+
   /** A sink that records its writes and commits, and fails the ones it is told to. */
   static final class FlakySink implements ResultSink<String, Long> {
     final List<List<String>> writes = new java.util.ArrayList<>();
