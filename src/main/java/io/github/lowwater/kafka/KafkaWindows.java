@@ -209,7 +209,7 @@ public final class KafkaWindows<K, V, R> {
               + Duration.ofMillis(maxDriftMillis));
     }
     this.groupWatermark = new GroupWatermark(consumer, settings.groupWatermarkIntervalNanos());
-    this.tick = new PollTick<>(consumer, scope, groupWatermark);
+    this.tick = new PollTick<>(consumer, scope, groupWatermark, settings.quietAdvanceAfterNanos());
     this.lifecycle =
         new PartitionLifecycle<>(table, scope, new CheckpointReader(consumer), alignment);
   }
@@ -362,6 +362,7 @@ public final class KafkaWindows<K, V, R> {
         throw e;
       }
       scope.activity(p, nowNanos);
+      p.lastRecordNanos = nowNanos;
       admission.begin(p, batch, mapper); // every key looked up ahead: their cache misses overlap
       try {
         int mapped = admission.mapped();

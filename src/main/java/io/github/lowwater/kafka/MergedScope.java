@@ -76,7 +76,7 @@ final class MergedScope<K, V, R> extends WindowScope<K, V, R> {
 
   @Override
   PartitionState<K, V, R> newPartition(TopicPartition tp, long nowNanos) {
-    return new PartitionState<>(tp, merged, null);
+    return new PartitionState<>(tp, merged, null, nowNanos);
   }
 
   @Override

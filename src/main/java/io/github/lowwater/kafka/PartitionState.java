@@ -83,8 +83,16 @@ final class PartitionState<K, V, R> {
   /** The frontier as of the end of the last poll, for readers on other threads. */
   private volatile long publishedFrontier = WatermarkTracker.UNSEEN;
 
-  PartitionState(TopicPartition partition, EventTimeWindows<K, V, R> windows, QuietAdvance quiet) {
+  /** The monotonic time of its last record, or of its assignment before the first. */
+  long lastRecordNanos;
+
+  PartitionState(
+      TopicPartition partition,
+      EventTimeWindows<K, V, R> windows,
+      QuietAdvance quiet,
+      long assignedNanos) {
     this.partition = partition;
+    this.lastRecordNanos = assignedNanos;
     this.windows = windows;
     this.sessions =
         windows instanceof SessionWindows<K, V, R> s ? s : null; // the kind, fixed at build()
@@ -194,6 +202,22 @@ final class PartitionState<K, V, R> {
    */
   boolean behindPreviousOwner() {
     return nextOffset < readThroughOffset;
+  }
+
+  /**
+   * The consumer's position is past records this owner never received: if it is at or past the
+   * previous owner's read position, the records in between are gone (retention or compaction
+   * deleted them), and this owner is no longer behind: it reads on from there, and its partition
+   * may be quiet again. Returns whether that changed anything.
+   *
+   * @param position the consumer's position of the partition
+   */
+  boolean readPositionSkippedTo(long position) {
+    if (restoredCommit == null || !behindPreviousOwner() || position < readThroughOffset) {
+      return false;
+    }
+    nextOffset = position;
+    return true;
   }
 
   /** Notes that every record below {@code offset + 1} has been read; never moves back. */

@@ -37,7 +37,8 @@ final class PerPartitionScope<K, V, R> extends WindowScope<K, V, R> {
         tp,
         settings.<K, V>newWindows(clock),
         new QuietAdvance(
-            settings.quietAdvanceAfterNanos(), settings.quietAdvanceMaxLagMillis(), tp, nowNanos));
+            settings.quietAdvanceAfterNanos(), settings.quietAdvanceMaxLagMillis(), tp, nowNanos),
+        nowNanos);
   }
 
   @Override

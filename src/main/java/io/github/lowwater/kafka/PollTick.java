@@ -1,8 +1,11 @@
 package io.github.lowwater.kafka;
 
+import java.time.Duration;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The per-poll work of {@link KafkaWindows} after the poll's records: a heartbeat for each paused
@@ -17,14 +20,24 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class PollTick<K, V, R> {
 
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaWindows.class);
+
   private final Consumer<?, ?> consumer;
   private final WindowScope<K, V, R> scope;
   private final GroupWatermark groupWatermark;
 
-  PollTick(Consumer<?, ?> consumer, WindowScope<K, V, R> scope, GroupWatermark groupWatermark) {
+  /** How long a partition behind its predecessor waits for a record before its position is read. */
+  private final long quietAfterNanos;
+
+  PollTick(
+      Consumer<?, ?> consumer,
+      WindowScope<K, V, R> scope,
+      GroupWatermark groupWatermark,
+      long quietAfterNanos) {
     this.consumer = consumer;
     this.scope = scope;
     this.groupWatermark = groupWatermark;
+    this.quietAfterNanos = quietAfterNanos;
   }
 
   /**
@@ -43,7 +56,47 @@ final class PollTick<K, V, R> {
         scope.activity(p, nowNanos); // paused time is not quiet
       }
     }
+    for (PartitionState<K, V, R> p : table.states()) {
+      if (p.behindPreviousOwner()
+          && !paused.contains(p.partition)
+          && nowNanos - p.lastRecordNanos >= quietAfterNanos) {
+        checkReadPosition(p);
+      }
+    }
     scope.afterPoll(table, paused, nowNanos, wall);
     groupWatermark.maybeRefresh(nowNanos);
+  }
+
+  /**
+   * A partition whose new owner has had no record for the quiet period while still behind its
+   * predecessor's read position {@code n}: the records up to {@code n} may be gone (retention
+   * deleted them before this owner read them, and the consumer's offset reset skipped them). Then
+   * the consumer's position is at or past {@code n}, and the partition goes on from there (issue
+   * 32, defect 7); otherwise nothing changes. A position the consumer does not know yet is asked
+   * again at a later poll.
+   */
+  private void checkReadPosition(PartitionState<K, V, R> p) {
+    if (!consumer.assignment().contains(p.partition)) {
+      return; // assigned to these windows only (a test, a manual assignment ended): nothing to ask
+    }
+    long position;
+    try {
+      position = consumer.position(p.partition, Duration.ZERO);
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      return; // not known yet: the consumer looks it up, and a later poll asks again
+    }
+    long committed = p.nextOffset;
+    if (p.readPositionSkippedTo(position)) {
+      LOG.warn(
+          "{}: the records from offset {} to {} are gone (retention or compaction deleted them"
+              + " before this owner read them; its predecessor had read up to {}): the partition"
+              + " goes on from {}, and the rows of windows that held those records lack them"
+              + " unless the predecessor wrote them",
+          p.partition,
+          committed,
+          position,
+          p.readThroughOffset,
+          position);
+    }
   }
 }

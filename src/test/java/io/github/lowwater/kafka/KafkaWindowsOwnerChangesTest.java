@@ -367,4 +367,42 @@ class KafkaWindowsOwnerChangesTest {
     assertThat(rows).containsEntry(Arrays.asList(millis(0), null, "a"), 2L);
     assertThat(late).containsExactly("1@0");
   }
+
+  /**
+   * Issue 32, defect 7: retention deleted the records between the committed offset and the
+   * predecessor's read position {@code n} before the new owner read them; the consumer's offset
+   * reset put its position past them. The new owner stayed "behind its predecessor" for ever: it
+   * never quiet-advanced, committed the predecessor's checkpoint unchanged for ever, and in {@code
+   * MERGED} held back every partition. Once quiet, it reads the consumer's position and goes on.
+   */
+  @Test
+  void aNewOwnerWhoseReReadRecordsRetentionDeletedGoesOnFromTheConsumersPosition() {
+    for (ResultScope scope : ResultScope.values()) {
+      group.clear();
+      ConsumerRecord<String, String>[] log = log(P0, 0, 1, 2, 6, 7);
+      KafkaWindows<String, Long, Long> a = owner(builder(scope, Duration.ZERO), P0);
+      KafkaWindowsTest.feed(a, log);
+      write(a);
+      commit(a); // offset 3 ([5, 10) open), n = 5; and crashes
+      assertThat(group.get(P0).offset()).isEqualTo(3);
+
+      MockConsumer<String, String> consumer = KafkaWindowsTest.assigned(P0);
+      consumer.commitSync(Map.of(P0, group.get(P0)));
+      KafkaWindows<String, Long, Long> b = builder(scope, Duration.ZERO).consumer(consumer).build();
+      b.rebalanceListener().onPartitionsAssigned(List.of(P0));
+      if (scope == ResultScope.MERGED) {
+        b.seedWatermark(millis(7)); // the documented restart: the newest written window's end
+      }
+      consumer.updateBeginningOffsets(Map.of(P0, 5L));
+      consumer.seek(P0, 5); // the offset reset: offsets 3 and 4 are gone
+      clock.advance(Duration.ofSeconds(91));
+      b.onPoll(ConsumerRecords.<String, String>empty(), ConsumerRecord::key, r -> 1L);
+      b.onPoll(ConsumerRecords.<String, String>empty(), ConsumerRecord::key, r -> 1L);
+      assertThat(b.quietAdvances()).as(scope + ": quiet again").isPositive();
+      write(b);
+      commit(b);
+      assertThat(group.get(P0).offset()).as(scope + ": its own commit").isEqualTo(5);
+      assertThat(checkpoint(group.get(P0)).readThroughOffset()).isEqualTo(5);
+    }
+  }
 }

@@ -26,7 +26,7 @@ class PartitionTableTest {
         TumblingWindows.builder(Duration.ofMinutes(5), Aggregators.sumLong())
             .clock(new ManualClock())
             .build();
-    return new PartitionState<>(tp, w, null);
+    return new PartitionState<>(tp, w, null, 0);
   }
 
   @Test

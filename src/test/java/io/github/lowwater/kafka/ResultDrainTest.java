@@ -45,7 +45,7 @@ class ResultDrainTest {
             .allowedLateness(Duration.ZERO)
             .clock(new ManualClock())
             .build();
-    PartitionState<String, Long, Long> p = new PartitionState<>(tp, w, null);
+    PartitionState<String, Long, Long> p = new PartitionState<>(tp, w, null, 0);
     w.add(p.source, 5, "k", value);
     w.add(p.source, 20, "k", 2L); // closes [0, 10)
     return p;
