@@ -82,8 +82,15 @@ import org.slf4j.LoggerFactory;
  *       are then fetched stable (KIP-447), so a new owner waits for a dead owner's pending
  *       transaction to end instead of starting from an offset that the transaction then moves.
  *   <li>Nothing else commits offsets for the group: no {@code commitSync}, no auto-commit.
- *   <li>{@code transaction.timeout.ms} (default one minute) above the longest time between two
- *       emits, and the poll interval ({@code max.poll.interval.ms}) above both.
+ *   <li>{@code transaction.timeout.ms} (default one minute) above the longest {@code emit}, from
+ *       its {@code write} (which begins the transaction) to its {@code commit} (which commits or
+ *       aborts it): a transaction lives only inside one {@code emit}, and none is open between two,
+ *       however long the loop waits in between. The poll interval ({@code max.poll.interval.ms})
+ *       above the longest turn of the loop, the {@code emit} included. (The one exception: an
+ *       {@code Error} thrown inside an {@code emit}, or offsets that could not be computed, skip
+ *       the abort, and the next {@code emit}
+ *       aborts the transaction it left; if that comes after {@code transaction.timeout.ms}, the
+ *       broker has aborted it already, and the abort may find the producer fenced: fatal.)
  *   <li>Readers of the output topic use {@code isolation.level=read_committed}.
  * </ul>
  *
