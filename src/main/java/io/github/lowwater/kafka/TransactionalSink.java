@@ -94,8 +94,11 @@ import org.slf4j.LoggerFactory;
  *   <li>Readers of the output topic use {@code isolation.level=read_committed}.
  * </ul>
  *
- * <p>Not thread-safe: the polling thread, as {@link KafkaWindows}. Logs at WARN each aborted
- * transaction and at ERROR the fatal error that closes it. Starts no thread of its own (the
+ * <p>Not thread-safe: the polling thread, as {@link KafkaWindows}. Logs each aborted transaction:
+ * in one line without a stack trace when the cause is expected, naming the topic and the cause's
+ * class and message (at INFO a rebalance, which moves the group's generation under the offsets; at
+ * WARN a {@code TransactionAbortableException} or a retriable fault such as a timeout); at WARN
+ * with the stack trace any other cause; and at ERROR the fatal error that closes the sink. Starts no thread of its own (the
  * producer's I/O thread is Kafka's).
  *
  * @param <K> the window key type
@@ -312,12 +315,71 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
       abortFailed.addSuppressed(e);
       return fatal(abortFailed, what + ", then aborting");
     }
-    LOG.warn(
-        "Transaction to {} aborted after an error while {}; the next emit writes its rows again",
-        topic,
-        what,
-        e);
+    Throwable expected = rebalanceCause(e);
+    if (expected != null) { // every rebalance that meets an emit: one line, no stack trace
+      LOG.info(
+          "Transaction to {} aborted while {}: the group rebalanced ({}); the next emit writes its"
+              + " rows again",
+          topic,
+          what,
+          expected.toString());
+    } else if ((expected = transientCause(e)) != null) {
+      LOG.warn(
+          "Transaction to {} aborted while {} ({}); the next emit writes its rows again",
+          topic,
+          what,
+          expected.toString());
+    } else {
+      LOG.warn(
+          "Transaction to {} aborted after an unexpected error while {}; the next emit writes its"
+              + " rows again",
+          topic,
+          what,
+          e);
+    }
     return e;
+  }
+
+  /**
+   * The cause in {@code e}'s chain that says the group's generation moved under the transaction's
+   * offsets: a rebalance, expected at every change of membership (the producer reports {@code
+   * ILLEGAL_GENERATION}, {@code UNKNOWN_MEMBER_ID}, {@code STALE_MEMBER_EPOCH} and {@code
+   * GROUP_ID_NOT_FOUND} as {@code CommitFailedException}); or {@code null}.
+   */
+  static Throwable rebalanceCause(Throwable e) {
+    return causeOf(
+        e,
+        org.apache.kafka.clients.consumer.CommitFailedException.class,
+        org.apache.kafka.common.errors.RebalanceInProgressException.class,
+        org.apache.kafka.common.errors.IllegalGenerationException.class,
+        org.apache.kafka.common.errors.UnknownMemberIdException.class,
+        org.apache.kafka.common.errors.StaleMemberEpochException.class);
+  }
+
+  /**
+   * The cause in {@code e}'s chain that makes an abort expected without a rebalance: the broker
+   * asked for it ({@code TransactionAbortableException}) or a fault that a retry may clear (a
+   * {@code RetriableException}, such as a timeout); or {@code null}. Anything else is unexpected
+   * and logged with its stack trace.
+   */
+  static Throwable transientCause(Throwable e) {
+    return causeOf(
+        e,
+        org.apache.kafka.common.errors.TransactionAbortableException.class,
+        org.apache.kafka.common.errors.RetriableException.class);
+  }
+
+  @SafeVarargs
+  private static Throwable causeOf(Throwable e, Class<? extends Throwable>... types) {
+    int depth = 0; // a cause chain may loop
+    for (Throwable t = e; t != null && depth++ < 32; t = t.getCause()) {
+      for (Class<? extends Throwable> type : types) {
+        if (type.isInstance(t)) {
+          return t;
+        }
+      }
+    }
+    return null;
   }
 
   private RuntimeException fatal(RuntimeException e, String what) {

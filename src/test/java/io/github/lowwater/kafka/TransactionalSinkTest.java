@@ -486,6 +486,87 @@ class TransactionalSinkTest {
         .hasMessage("the transactional sink to " + OUT + " is closed");
   }
 
+  /**
+   * Issue 32, item 10: an abort after a rebalance, which every change of the group's membership can
+   * cause, logged a WARN with the whole stack trace. An expected abort now logs one line, naming the
+   * topic and the cause's class and message, at INFO for a rebalance and at WARN for an abortable or
+   * retriable fault; an unexpected one keeps its stack trace. Reads what slf4j-simple prints.
+   */
+  @Test
+  void anExpectedAbortLogsOneLineWithoutAStackTraceAndAnUnexpectedOneKeepsIt() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    TransactionalSink<String, Long> sink = sinkOf(w).build(producer);
+    finishOneWindow(w);
+
+    // As KafkaProducer reports a stale generation: at commitTransaction, wrapped.
+    producer.commitTransactionException =
+        new KafkaException(
+            "Cannot execute transactional method because we are in an error state",
+            new CommitFailedException("consumer group metadata mismatch: ILLEGAL_GENERATION"));
+    String rebalance = stderrOf(() -> w.emit(sink));
+    assertThat(rebalance.lines())
+        .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+        .contains(" INFO ", "Transaction to " + OUT + " aborted while committing the transaction")
+        .contains(
+            "the group rebalanced (org.apache.kafka.clients.consumer.CommitFailedException:"
+                + " consumer group metadata mismatch: ILLEGAL_GENERATION)");
+
+    producer.commitTransactionException = new TransactionAbortableException("the broker says so");
+    assertThat(stderrOf(() -> w.emit(sink)).lines())
+        .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+        .contains(" WARN ", OUT, "TransactionAbortableException: the broker says so");
+
+    producer.commitTransactionException = new KafkaException("something nobody expected");
+    String unexpected = stderrOf(() -> w.emit(sink));
+    assertThat(unexpected)
+        .contains(" WARN ", "aborted after an unexpected error", "something nobody expected")
+        .contains("\tat "); // the stack trace
+    assertThat(sink.aborts()).isEqualTo(3);
+    assertThat(sink.isClosed()).isFalse();
+  }
+
+  /** Runs {@code emit}, which throws, and returns what was printed to standard error meanwhile. */
+  static String stderrOf(Runnable emit) {
+    java.io.PrintStream saved = System.err;
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(out, true, StandardCharsets.UTF_8));
+    try {
+      assertThatThrownBy(emit::run).isInstanceOf(SinkException.class);
+    } finally {
+      System.setErr(saved);
+    }
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void aRebalanceOrATransientFaultIsAnExpectedAbortAndAnythingElseIsNot() {
+    CommitFailedException stale = new CommitFailedException("stale");
+    assertThat(TransactionalSink.rebalanceCause(new KafkaException("wrapped", stale)))
+        .isSameAs(stale);
+    for (RuntimeException rebalance :
+        List.of(
+            new org.apache.kafka.common.errors.RebalanceInProgressException("x"),
+            new org.apache.kafka.common.errors.IllegalGenerationException("x"),
+            new org.apache.kafka.common.errors.UnknownMemberIdException("x"),
+            new org.apache.kafka.common.errors.StaleMemberEpochException("x"))) {
+      assertThat(TransactionalSink.rebalanceCause(rebalance)).isSameAs(rebalance);
+    }
+    TimeoutException timeout = new TimeoutException("x");
+    assertThat(TransactionalSink.transientCause(new KafkaException("wrapped", timeout)))
+        .isSameAs(timeout);
+    assertThat(TransactionalSink.transientCause(new TransactionAbortableException("x")))
+        .isInstanceOf(TransactionAbortableException.class);
+    assertThat(TransactionalSink.rebalanceCause(timeout)).isNull();
+    for (RuntimeException unexpected :
+        List.of(
+            new KafkaException("x"),
+            new org.apache.kafka.common.errors.RecordTooLargeException("x"),
+            new org.apache.kafka.common.errors.FencedInstanceIdException("x"))) {
+      assertThat(TransactionalSink.rebalanceCause(unexpected)).isNull();
+      assertThat(TransactionalSink.transientCause(unexpected)).isNull();
+    }
+  }
+
   @Test
   void theErrorTableClassifiesByTheWholeCauseChain() {
     assertThat(TransactionalSink.isFatal(new TransactionAbortableException("x"))).isFalse();
