@@ -154,10 +154,31 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
    * @param <R> the result type
    * @return a new builder
    * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code topic} is blank
    */
   public static <K, R> Builder<K, R> builder(
       KafkaWindows<K, ?, R> windows, String topic, Map<String, ?> producerConfig) {
-    return new Builder<>(windows, topic, producerConfig);
+    return new Builder<>(windows, topic, Objects.requireNonNull(producerConfig, "producerConfig"));
+  }
+
+  /**
+   * Returns a builder of a sink for the rows of {@code windows}, written to {@code topic} through a
+   * producer the caller gives to {@link Builder#build(Producer)}: Kafka's {@code MockProducer} in a
+   * test of the service that uses the sink, or a producer the application creates and configures
+   * itself.
+   *
+   * @param windows the windows whose {@code emit} this sink serves; its consumer's group metadata
+   *     fences the transactions
+   * @param topic the output topic
+   * @param <K> the window key type
+   * @param <R> the result type
+   * @return a new builder, whose {@link Builder#build()} refuses to run (it has no producer
+   *     settings)
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code topic} is blank
+   */
+  public static <K, R> Builder<K, R> builder(KafkaWindows<K, ?, R> windows, String topic) {
+    return new Builder<>(windows, topic, null);
   }
 
   @Override
@@ -467,6 +488,7 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
   public static final class Builder<K, R> {
     private final KafkaWindows<K, ?, R> windows;
     private final String topic;
+    /** The settings of the producer {@link #build()} creates; null for a given producer. */
     private final Map<String, Object> producerConfig;
     private Serializer<? super K> keySerializer;
     private Serializer<? super R> valueSerializer;
@@ -475,7 +497,7 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
     private Builder(KafkaWindows<K, ?, R> windows, String topic, Map<String, ?> producerConfig) {
       this.windows = Objects.requireNonNull(windows, "windows");
       this.topic = Objects.requireNonNull(topic, "topic");
-      this.producerConfig = new HashMap<>(Objects.requireNonNull(producerConfig, "producerConfig"));
+      this.producerConfig = producerConfig == null ? null : new HashMap<>(producerConfig);
       if (topic.isBlank()) {
         throw new IllegalArgumentException("topic must not be blank: '" + topic + "'");
       }
@@ -486,6 +508,7 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
      *
      * @param keySerializer the serializer, configured
      * @return this builder
+     * @throws NullPointerException if {@code keySerializer} is null
      */
     public Builder<K, R> keySerializer(Serializer<? super K> keySerializer) {
       this.keySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
@@ -497,6 +520,7 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
      *
      * @param valueSerializer the serializer, configured
      * @return this builder
+     * @throws NullPointerException if {@code valueSerializer} is null
      */
     public Builder<K, R> valueSerializer(Serializer<? super R> valueSerializer) {
       this.valueSerializer = Objects.requireNonNull(valueSerializer, "valueSerializer");
@@ -524,20 +548,71 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
      * an earlier producer with the same {@code transactional.id} and aborts its open transaction).
      *
      * @return the sink, owning the producer
-     * @throws IllegalStateException if a serializer is missing
+     * @throws IllegalStateException if a serializer is missing, or if the builder has no producer
+     *     settings ({@link TransactionalSink#builder(KafkaWindows, String)}: use {@link
+     *     #build(Producer)})
      * @throws IllegalArgumentException if the producer settings lack {@code transactional.id}, turn
      *     idempotence off, set {@code acks} other than {@code all}, or set serializers
      */
     public TransactionalSink<K, R> build() {
+      if (producerConfig == null) {
+        throw new IllegalStateException(
+            "build() creates the producer from producerConfig, which this builder has none of:"
+                + " call build(producer), or start from TransactionalSink.builder(windows, topic,"
+                + " producerConfig)");
+      }
       checkSettings();
       Producer<byte[], byte[]> producer =
           new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer());
       return initialized(producer);
     }
 
-    /** The sink over a producer built elsewhere (tests: a mock, or a wrapper that crashes). */
-    TransactionalSink<K, R> build(Producer<byte[], byte[]> producer) {
-      return initialized(Objects.requireNonNull(producer, "producer"));
+    /**
+     * Builds the sink over a producer the caller created: for tests of a service that uses the sink
+     * (Kafka's {@code MockProducer}), and for callers that manage their own producer. Start from
+     * {@link TransactionalSink#builder(KafkaWindows, String)}: the producer is used as it is, so
+     * the builder takes no producer settings. The producer must be transactional (a {@code
+     * KafkaProducer} with a {@code transactional.id}, idempotence on and {@code acks=all}, the
+     * settings {@link #build()} checks and this method cannot see), must take bytes (the sink
+     * serializes with the builder's serializers), and must not have called {@code
+     * initTransactions}: this method calls it, which fences an earlier producer with the same
+     * {@code transactional.id}. The sink then owns the producer: {@link TransactionalSink#close()}
+     * and a fatal error close it. With a {@code MockProducer}, create it with {@code autoComplete}
+     * true and byte-array serializers; after an {@code emit}, its {@code history()} holds the
+     * records of the committed transactions and {@code consumerGroupOffsetsHistory()} the offsets
+     * they committed.
+     *
+     * <pre>{@code
+     * MockProducer<byte[], byte[]> producer =
+     *     new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+     * TransactionalSink<String, Long> sink =
+     *     TransactionalSink.builder(windows, "counts-out")
+     *         .keySerializer(new StringSerializer())
+     *         .valueSerializer(new LongSerializer())
+     *         .build(producer);
+     * }</pre>
+     *
+     * @param producer a transactional producer of bytes, on which {@code initTransactions} has not
+     *     been called
+     * @return the sink, owning the producer
+     * @throws NullPointerException if {@code producer} is null
+     * @throws IllegalStateException if a serializer is missing, or if the builder was given
+     *     producer settings (they would be ignored); the producer is then left untouched. Also if
+     *     {@code initTransactions} refuses the producer (a {@code KafkaProducer} without {@code
+     *     transactional.id}, or one whose transactions were initialized already); the producer is
+     *     then closed
+     * @throws org.apache.kafka.common.KafkaException if {@code initTransactions} fails otherwise
+     *     (fenced, timed out, not authorized); the producer is then closed
+     */
+    public TransactionalSink<K, R> build(Producer<byte[], byte[]> producer) {
+      Objects.requireNonNull(producer, "producer");
+      if (producerConfig != null && !producerConfig.isEmpty()) {
+        throw new IllegalStateException(
+            "build(producer) uses the producer as it is and ignores producerConfig: start from"
+                + " TransactionalSink.builder(windows, topic), without producer settings: "
+                + producerConfig);
+      }
+      return initialized(producer);
     }
 
     private TransactionalSink<K, R> initialized(Producer<byte[], byte[]> producer) {

@@ -65,7 +65,7 @@ class TransactionalSinkTest {
   }
 
   static TransactionalSink.Builder<String, Long> sinkOf(KafkaWindows<String, Long, Long> w) {
-    return TransactionalSink.builder(w, OUT, Map.of("transactional.id", "t-1"))
+    return TransactionalSink.builder(w, OUT)
         .keySerializer(new StringSerializer())
         .valueSerializer(new LongSerializer());
   }
@@ -356,7 +356,7 @@ class TransactionalSinkTest {
   void aValueSerializerThatReturnsNullIsRefusedBeforeTheTransactionBegins() {
     KafkaWindows<String, Long, Long> w = tumbling();
     TransactionalSink<String, Long> sink =
-        TransactionalSink.builder(w, OUT, Map.of("transactional.id", "t-1"))
+        TransactionalSink.builder(w, OUT)
             .keySerializer(new StringSerializer())
             .valueSerializer((Serializer<Long>) (topic, v) -> null)
             .build(producer);
@@ -381,7 +381,7 @@ class TransactionalSinkTest {
           return new LongSerializer().serialize(topic, v);
         };
     TransactionalSink<String, Long> sink =
-        TransactionalSink.builder(w, OUT, Map.of("transactional.id", "t-1"))
+        TransactionalSink.builder(w, OUT)
             .keySerializer(new StringSerializer())
             .valueSerializer(flaky)
             .build(producer);
@@ -456,9 +456,19 @@ class TransactionalSinkTest {
           .hasMessageContaining(bad.getKey())
           .hasMessageEndingWith(": " + bad.getValue());
     }
-    assertThatThrownBy(() -> TransactionalSink.builder(w, OUT, ok).build(producer))
+    assertThatThrownBy(() -> TransactionalSink.builder(w, OUT).build(producer))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageStartingWith("keySerializer and valueSerializer are required");
+    assertThatThrownBy(() -> sinkOf(w, ok).build(producer))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("build(producer) uses the producer as it is and ignores")
+        .hasMessageContaining("transactional.id=t-1");
+    assertThatThrownBy(() -> sinkOf(w).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("call build(producer)");
+    assertThatThrownBy(() -> sinkOf(w).build(null)).hasMessage("producer");
+    assertThatThrownBy(() -> TransactionalSink.builder(w, " "))
+        .hasMessage("topic must not be blank: ' '");
     assertThatThrownBy(() -> TransactionalSink.builder(w, " ", ok))
         .hasMessage("topic must not be blank: ' '");
     assertThatThrownBy(() -> sinkOf(w).offsetMetadataMaxBytes(-1))
@@ -471,6 +481,18 @@ class TransactionalSinkTest {
     return TransactionalSink.builder(w, OUT, config)
         .keySerializer(new StringSerializer())
         .valueSerializer(new LongSerializer());
+  }
+
+  /**
+   * Issue 32, item 11: {@code build(producer)} must keep refusing a producer that {@code
+   * initTransactions} refuses, and close it, now that it is public.
+   */
+  @Test
+  void buildOverAProducerWhoseTransactionsAreInitializedAlreadyRefusesAndClosesIt() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    producer.initTransactions();
+    assertThatThrownBy(() -> sinkOf(w).build(producer)).isInstanceOf(IllegalStateException.class);
+    assertThat(producer.closed()).isTrue();
   }
 
   @Test
