@@ -41,7 +41,10 @@ import org.slf4j.LoggerFactory;
  * <p>Each row is written as {@link RowRecords} says: a {@link RowKey} (the window's start and end,
  * the input partition, the window key's bytes), the result's bytes, the pane in headers, and before
  * a session row with panes a tombstone for each row it replaces. A compacted output topic keeps one
- * record per row, its latest pane.
+ * record per row, its latest pane. {@link Builder#keyFormat} with {@link
+ * RowRecords.KeyFormat#WINDOW_KEY} writes the window key alone as the record key instead, and the
+ * rest of the row's identity in headers: readers need no Lowwater, but compaction would collapse
+ * the rows of a window key.
  *
  * <h2>Errors</h2>
  *
@@ -88,9 +91,9 @@ import org.slf4j.LoggerFactory;
  *       however long the loop waits in between. The poll interval ({@code max.poll.interval.ms})
  *       above the longest turn of the loop, the {@code emit} included. (The one exception: an
  *       {@code Error} thrown inside an {@code emit}, or offsets that could not be computed, skip
- *       the abort, and the next {@code emit}
- *       aborts the transaction it left; if that comes after {@code transaction.timeout.ms}, the
- *       broker has aborted it already, and the abort may find the producer fenced: fatal.)
+ *       the abort, and the next {@code emit} aborts the transaction it left; if that comes after
+ *       {@code transaction.timeout.ms}, the broker has aborted it already, and the abort may find
+ *       the producer fenced: fatal.)
  *   <li>Readers of the output topic use {@code isolation.level=read_committed}.
  * </ul>
  *
@@ -98,8 +101,8 @@ import org.slf4j.LoggerFactory;
  * in one line without a stack trace when the cause is expected, naming the topic and the cause's
  * class and message (at INFO a rebalance, which moves the group's generation under the offsets; at
  * WARN a {@code TransactionAbortableException} or a retriable fault such as a timeout); at WARN
- * with the stack trace any other cause; and at ERROR the fatal error that closes the sink. Starts no thread of its own (the
- * producer's I/O thread is Kafka's).
+ * with the stack trace any other cause; and at ERROR the fatal error that closes the sink. Starts
+ * no thread of its own (the producer's I/O thread is Kafka's).
  *
  * @param <K> the window key type
  * @param <R> the result type
@@ -137,7 +140,8 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
     this.producer = producer;
     this.consumer = b.windows.consumer();
     this.topic = b.topic;
-    this.format = RowRecords.of(b.windows, b.topic, b.keySerializer, b.valueSerializer);
+    this.format =
+        RowRecords.of(b.windows, b.topic, b.keySerializer, b.valueSerializer, b.keyFormat);
     this.offsetMetadataMaxBytes = b.offsetMetadataMaxBytes;
   }
 
@@ -488,11 +492,14 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
   public static final class Builder<K, R> {
     private final KafkaWindows<K, ?, R> windows;
     private final String topic;
+
     /** The settings of the producer {@link #build()} creates; null for a given producer. */
     private final Map<String, Object> producerConfig;
+
     private Serializer<? super K> keySerializer;
     private Serializer<? super R> valueSerializer;
     private int offsetMetadataMaxBytes = DEFAULT_OFFSET_METADATA_MAX_BYTES;
+    private RowRecords.KeyFormat keyFormat = RowRecords.KeyFormat.ROW_KEY;
 
     private Builder(KafkaWindows<K, ?, R> windows, String topic, Map<String, ?> producerConfig) {
       this.windows = Objects.requireNonNull(windows, "windows");
@@ -504,7 +511,8 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
     }
 
     /**
-     * Sets the serializer of the window key, whose bytes end the {@link RowKey}.
+     * Sets the serializer of the window key, whose bytes end the {@link RowKey} (or are the whole
+     * record key, with {@link RowRecords.KeyFormat#WINDOW_KEY}).
      *
      * @param keySerializer the serializer, configured
      * @return this builder
@@ -524,6 +532,23 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
      */
     public Builder<K, R> valueSerializer(Serializer<? super R> valueSerializer) {
       this.valueSerializer = Objects.requireNonNull(valueSerializer, "valueSerializer");
+      return this;
+    }
+
+    /**
+     * Sets what the output records' key is: a {@link RowKey}, the row's whole identity (the
+     * default, {@link RowRecords.KeyFormat#ROW_KEY}), or the window key alone as the key serializer
+     * writes it, with the window's start, the input topic and partition in headers ({@link
+     * RowRecords.KeyFormat#WINDOW_KEY}: readable without Lowwater and partitioned by the window
+     * key, but a compacted topic would then keep only the latest row of each window key; read its
+     * javadoc). Exactly-once and the session tombstones hold either way.
+     *
+     * @param keyFormat what the record key is
+     * @return this builder
+     * @throws NullPointerException if {@code keyFormat} is null
+     */
+    public Builder<K, R> keyFormat(RowRecords.KeyFormat keyFormat) {
+      this.keyFormat = Objects.requireNonNull(keyFormat, "keyFormat");
       return this;
     }
 

@@ -188,11 +188,11 @@ class TransactionalSinkTest {
   /**
    * Issue 32, item 8: the class javadoc asked for {@code transaction.timeout.ms} above the longest
    * time between two emits, as if a transaction stayed open from one emit to the next, while
-   * docs/kafka.md asked for it above the longest emit. The docs are right: the transaction begins in
-   * {@code write} and is committed or aborted in {@code commit}, within one {@code emit}, so a loop
-   * that waits between emits (a slow poll, a quiet topic) never holds one open. Guards against a
-   * change that would leave one open across emits (a transaction per commit interval, say) without
-   * the docs saying so.
+   * docs/kafka.md asked for it above the longest emit. The docs are right: the transaction begins
+   * in {@code write} and is committed or aborted in {@code commit}, within one {@code emit}, so a
+   * loop that waits between emits (a slow poll, a quiet topic) never holds one open. Guards against
+   * a change that would leave one open across emits (a transaction per commit interval, say)
+   * without the docs saying so.
    */
   @Test
   void noTransactionIsOpenBetweenTwoEmitsWhetherTheEmitCommittedAbortedOrHadNothingToDo() {
@@ -419,6 +419,52 @@ class TransactionalSinkTest {
     assertThat(w.rowsIdentifiedByStart()).isTrue();
   }
 
+  /**
+   * Issue 32, item 12: with the window key as the record key, the session tombstones must still
+   * delete the rows they replace. A reader that keeps the rows by (window key, start, partition),
+   * read from the key and the headers, ends with the merged session only: were the tombstone keyed
+   * or labelled otherwise than the row it deletes, the session that started at minute 3 would stay.
+   */
+  @Test
+  void withTheWindowKeyAsRecordKeyAReplacedSessionRowIsDeletedForAReaderOfTheHeaders() {
+    KafkaWindows<String, Long, Long> w =
+        windows(
+            KafkaWindows.<Long, Long>sessions(Duration.ofMinutes(2), Aggregators.count())
+                .earlyResults(Duration.ofMinutes(1))
+                .grace(Duration.ofMinutes(5)));
+    TransactionalSink<String, Long> sink =
+        sinkOf(w).keyFormat(RowRecords.KeyFormat.WINDOW_KEY).build(producer);
+    KafkaWindowsTest.feed(w, record(P0, 0, 3, "a"), record(P0, 1, 4.5, "z")); // an early row of 3
+    w.emit(sink);
+    KafkaWindowsTest.feed(w, record(P0, 2, 1.5, "a")); // moves a's session start to 1.5
+    KafkaWindowsTest.feed(w, record(P0, 3, 9, "z"));
+    w.emit(sink);
+    assertThat(producer.commitCount()).isEqualTo(2); // the same transactions as with a RowKey
+
+    Map<String, Long> table = new java.util.TreeMap<>(); // "key start pN" -> count
+    List<String> aRecords = new ArrayList<>();
+    for (ProducerRecord<byte[], byte[]> r : producer.history()) {
+      String key = new String(r.key(), StandardCharsets.UTF_8); // no RowKey.parse needed
+      long start =
+          ByteBuffer.wrap(r.headers().lastHeader(RowRecords.START_HEADER).value()).getLong();
+      int partition =
+          ByteBuffer.wrap(r.headers().lastHeader(RowRecords.PARTITION_HEADER).value()).getInt();
+      String row = key + " " + (start - T0.toEpochMilli()) / 1_000 + "s p" + partition;
+      if (r.value() == null) {
+        table.remove(row);
+      } else {
+        table.put(row, ByteBuffer.wrap(r.value()).getLong());
+      }
+      if (key.equals("a")) {
+        aRecords.add(
+            row + (r.value() == null ? " deleted" : "=" + ByteBuffer.wrap(r.value()).getLong()));
+      }
+    }
+    assertThat(aRecords).startsWith("a 180s p0=1", "a 180s p0 deleted", "a 90s p0=2");
+    assertThat(table).containsKey("a 90s p0").doesNotContainKey("a 180s p0");
+    assertThat(table.get("a 90s p0")).isEqualTo(2);
+  }
+
   @Test
   void mergedRowsGoOutWithoutAPartitionAndTheOffsetsOfEveryPartition() {
     KafkaWindows<String, Long, Long> w =
@@ -510,9 +556,10 @@ class TransactionalSinkTest {
 
   /**
    * Issue 32, item 10: an abort after a rebalance, which every change of the group's membership can
-   * cause, logged a WARN with the whole stack trace. An expected abort now logs one line, naming the
-   * topic and the cause's class and message, at INFO for a rebalance and at WARN for an abortable or
-   * retriable fault; an unexpected one keeps its stack trace. Reads what slf4j-simple prints.
+   * cause, logged a WARN with the whole stack trace. An expected abort now logs one line, naming
+   * the topic and the cause's class and message, at INFO for a rebalance and at WARN for an
+   * abortable or retriable fault; an unexpected one keeps its stack trace. Reads what slf4j-simple
+   * prints.
    */
   @Test
   void anExpectedAbortLogsOneLineWithoutAStackTraceAndAnUnexpectedOneKeepsIt() {

@@ -161,8 +161,7 @@ class TransactionalSinkUsageTest {
             .build();
     assertThatThrownBy(
             () ->
-                TransactionalSink.builder(
-                        windows, OUT, Map.of("transaction.timeout.ms", "30000"))
+                TransactionalSink.builder(windows, OUT, Map.of("transaction.timeout.ms", "30000"))
                     .keySerializer(new StringSerializer())
                     .valueSerializer(new LongSerializer())
                     .build(producer))
