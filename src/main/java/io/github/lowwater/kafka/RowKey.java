@@ -6,10 +6,11 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * The record key of a row that {@link TransactionalSink} writes to its output topic, and its binary
- * codec: what identifies the row, so that a compacted output topic keeps one record per row (the
- * latest pane) and a reader can tell the rows apart without deserializing the value. Immutable; any
- * thread.
+ * The record key of a row that {@link TransactionalSink} writes to its output topic by default
+ * ({@link RowRecords.KeyFormat#ROW_KEY}; {@link RowRecords.KeyFormat#WINDOW_KEY} writes the window
+ * key alone instead), and its binary codec: what identifies the row, so that a compacted output
+ * topic keeps one record per row (the latest pane) and a reader can tell the rows apart without
+ * deserializing the value. Immutable; any thread.
  *
  * <p>The layout, big-endian:
  *

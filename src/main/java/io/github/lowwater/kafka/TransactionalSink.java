@@ -41,7 +41,10 @@ import org.slf4j.LoggerFactory;
  * <p>Each row is written as {@link RowRecords} says: a {@link RowKey} (the window's start and end,
  * the input partition, the window key's bytes), the result's bytes, the pane in headers, and before
  * a session row with panes a tombstone for each row it replaces. A compacted output topic keeps one
- * record per row, its latest pane.
+ * record per row, its latest pane. {@link Builder#keyFormat} with {@link
+ * RowRecords.KeyFormat#WINDOW_KEY} writes the window key alone as the record key instead, and the
+ * rest of the row's identity in headers: readers need no Lowwater, but compaction would collapse
+ * the rows of a window key.
  *
  * <h2>Errors</h2>
  *
@@ -82,14 +85,24 @@ import org.slf4j.LoggerFactory;
  *       are then fetched stable (KIP-447), so a new owner waits for a dead owner's pending
  *       transaction to end instead of starting from an offset that the transaction then moves.
  *   <li>Nothing else commits offsets for the group: no {@code commitSync}, no auto-commit.
- *   <li>{@code transaction.timeout.ms} (default one minute) above the longest time between two
- *       emits, and the poll interval ({@code max.poll.interval.ms}) above both.
+ *   <li>{@code transaction.timeout.ms} (default one minute) above the longest {@code emit}, from
+ *       its {@code write} (which begins the transaction) to its {@code commit} (which commits or
+ *       aborts it): a transaction lives only inside one {@code emit}, and none is open between two,
+ *       however long the loop waits in between. The poll interval ({@code max.poll.interval.ms})
+ *       above the longest turn of the loop, the {@code emit} included. (The one exception: an
+ *       {@code Error} thrown inside an {@code emit}, or offsets that could not be computed, skip
+ *       the abort, and the next {@code emit} aborts the transaction it left; if that comes after
+ *       {@code transaction.timeout.ms}, the broker has aborted it already, and the abort may find
+ *       the producer fenced: fatal.)
  *   <li>Readers of the output topic use {@code isolation.level=read_committed}.
  * </ul>
  *
- * <p>Not thread-safe: the polling thread, as {@link KafkaWindows}. Logs at WARN each aborted
- * transaction and at ERROR the fatal error that closes it. Starts no thread of its own (the
- * producer's I/O thread is Kafka's).
+ * <p>Not thread-safe: the polling thread, as {@link KafkaWindows}. Logs each aborted transaction:
+ * in one line without a stack trace when the cause is expected, naming the topic and the cause's
+ * class and message (at INFO a rebalance, which moves the group's generation under the offsets; at
+ * WARN a {@code TransactionAbortableException} or a retriable fault such as a timeout); at WARN
+ * with the stack trace any other cause; and at ERROR the fatal error that closes the sink. Starts
+ * no thread of its own (the producer's I/O thread is Kafka's).
  *
  * @param <K> the window key type
  * @param <R> the result type
@@ -127,7 +140,8 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
     this.producer = producer;
     this.consumer = b.windows.consumer();
     this.topic = b.topic;
-    this.format = RowRecords.of(b.windows, b.topic, b.keySerializer, b.valueSerializer);
+    this.format =
+        RowRecords.of(b.windows, b.topic, b.keySerializer, b.valueSerializer, b.keyFormat);
     this.offsetMetadataMaxBytes = b.offsetMetadataMaxBytes;
   }
 
@@ -144,10 +158,31 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
    * @param <R> the result type
    * @return a new builder
    * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code topic} is blank
    */
   public static <K, R> Builder<K, R> builder(
       KafkaWindows<K, ?, R> windows, String topic, Map<String, ?> producerConfig) {
-    return new Builder<>(windows, topic, producerConfig);
+    return new Builder<>(windows, topic, Objects.requireNonNull(producerConfig, "producerConfig"));
+  }
+
+  /**
+   * Returns a builder of a sink for the rows of {@code windows}, written to {@code topic} through a
+   * producer the caller gives to {@link Builder#build(Producer)}: Kafka's {@code MockProducer} in a
+   * test of the service that uses the sink, or a producer the application creates and configures
+   * itself.
+   *
+   * @param windows the windows whose {@code emit} this sink serves; its consumer's group metadata
+   *     fences the transactions
+   * @param topic the output topic
+   * @param <K> the window key type
+   * @param <R> the result type
+   * @return a new builder, whose {@link Builder#build()} refuses to run (it has no producer
+   *     settings)
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code topic} is blank
+   */
+  public static <K, R> Builder<K, R> builder(KafkaWindows<K, ?, R> windows, String topic) {
+    return new Builder<>(windows, topic, null);
   }
 
   @Override
@@ -305,12 +340,71 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
       abortFailed.addSuppressed(e);
       return fatal(abortFailed, what + ", then aborting");
     }
-    LOG.warn(
-        "Transaction to {} aborted after an error while {}; the next emit writes its rows again",
-        topic,
-        what,
-        e);
+    Throwable expected = rebalanceCause(e);
+    if (expected != null) { // every rebalance that meets an emit: one line, no stack trace
+      LOG.info(
+          "Transaction to {} aborted while {}: the group rebalanced ({}); the next emit writes its"
+              + " rows again",
+          topic,
+          what,
+          expected.toString());
+    } else if ((expected = transientCause(e)) != null) {
+      LOG.warn(
+          "Transaction to {} aborted while {} ({}); the next emit writes its rows again",
+          topic,
+          what,
+          expected.toString());
+    } else {
+      LOG.warn(
+          "Transaction to {} aborted after an unexpected error while {}; the next emit writes its"
+              + " rows again",
+          topic,
+          what,
+          e);
+    }
     return e;
+  }
+
+  /**
+   * The cause in {@code e}'s chain that says the group's generation moved under the transaction's
+   * offsets: a rebalance, expected at every change of membership (the producer reports {@code
+   * ILLEGAL_GENERATION}, {@code UNKNOWN_MEMBER_ID}, {@code STALE_MEMBER_EPOCH} and {@code
+   * GROUP_ID_NOT_FOUND} as {@code CommitFailedException}); or {@code null}.
+   */
+  static Throwable rebalanceCause(Throwable e) {
+    return causeOf(
+        e,
+        org.apache.kafka.clients.consumer.CommitFailedException.class,
+        org.apache.kafka.common.errors.RebalanceInProgressException.class,
+        org.apache.kafka.common.errors.IllegalGenerationException.class,
+        org.apache.kafka.common.errors.UnknownMemberIdException.class,
+        org.apache.kafka.common.errors.StaleMemberEpochException.class);
+  }
+
+  /**
+   * The cause in {@code e}'s chain that makes an abort expected without a rebalance: the broker
+   * asked for it ({@code TransactionAbortableException}) or a fault that a retry may clear (a
+   * {@code RetriableException}, such as a timeout); or {@code null}. Anything else is unexpected
+   * and logged with its stack trace.
+   */
+  static Throwable transientCause(Throwable e) {
+    return causeOf(
+        e,
+        org.apache.kafka.common.errors.TransactionAbortableException.class,
+        org.apache.kafka.common.errors.RetriableException.class);
+  }
+
+  @SafeVarargs
+  private static Throwable causeOf(Throwable e, Class<? extends Throwable>... types) {
+    int depth = 0; // a cause chain may loop
+    for (Throwable t = e; t != null && depth++ < 32; t = t.getCause()) {
+      for (Class<? extends Throwable> type : types) {
+        if (type.isInstance(t)) {
+          return t;
+        }
+      }
+    }
+    return null;
   }
 
   private RuntimeException fatal(RuntimeException e, String what) {
@@ -398,25 +492,31 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
   public static final class Builder<K, R> {
     private final KafkaWindows<K, ?, R> windows;
     private final String topic;
+
+    /** The settings of the producer {@link #build()} creates; null for a given producer. */
     private final Map<String, Object> producerConfig;
+
     private Serializer<? super K> keySerializer;
     private Serializer<? super R> valueSerializer;
     private int offsetMetadataMaxBytes = DEFAULT_OFFSET_METADATA_MAX_BYTES;
+    private RowRecords.KeyFormat keyFormat = RowRecords.KeyFormat.ROW_KEY;
 
     private Builder(KafkaWindows<K, ?, R> windows, String topic, Map<String, ?> producerConfig) {
       this.windows = Objects.requireNonNull(windows, "windows");
       this.topic = Objects.requireNonNull(topic, "topic");
-      this.producerConfig = new HashMap<>(Objects.requireNonNull(producerConfig, "producerConfig"));
+      this.producerConfig = producerConfig == null ? null : new HashMap<>(producerConfig);
       if (topic.isBlank()) {
         throw new IllegalArgumentException("topic must not be blank: '" + topic + "'");
       }
     }
 
     /**
-     * Sets the serializer of the window key, whose bytes end the {@link RowKey}.
+     * Sets the serializer of the window key, whose bytes end the {@link RowKey} (or are the whole
+     * record key, with {@link RowRecords.KeyFormat#WINDOW_KEY}).
      *
      * @param keySerializer the serializer, configured
      * @return this builder
+     * @throws NullPointerException if {@code keySerializer} is null
      */
     public Builder<K, R> keySerializer(Serializer<? super K> keySerializer) {
       this.keySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
@@ -428,9 +528,27 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
      *
      * @param valueSerializer the serializer, configured
      * @return this builder
+     * @throws NullPointerException if {@code valueSerializer} is null
      */
     public Builder<K, R> valueSerializer(Serializer<? super R> valueSerializer) {
       this.valueSerializer = Objects.requireNonNull(valueSerializer, "valueSerializer");
+      return this;
+    }
+
+    /**
+     * Sets what the output records' key is: a {@link RowKey}, the row's whole identity (the
+     * default, {@link RowRecords.KeyFormat#ROW_KEY}), or the window key alone as the key serializer
+     * writes it, with the window's start, the input topic and partition in headers ({@link
+     * RowRecords.KeyFormat#WINDOW_KEY}: readable without Lowwater and partitioned by the window
+     * key, but a compacted topic would then keep only the latest row of each window key; read its
+     * javadoc). Exactly-once and the session tombstones hold either way.
+     *
+     * @param keyFormat what the record key is
+     * @return this builder
+     * @throws NullPointerException if {@code keyFormat} is null
+     */
+    public Builder<K, R> keyFormat(RowRecords.KeyFormat keyFormat) {
+      this.keyFormat = Objects.requireNonNull(keyFormat, "keyFormat");
       return this;
     }
 
@@ -455,20 +573,71 @@ public final class TransactionalSink<K, R> implements ResultSink<K, R>, AutoClos
      * an earlier producer with the same {@code transactional.id} and aborts its open transaction).
      *
      * @return the sink, owning the producer
-     * @throws IllegalStateException if a serializer is missing
+     * @throws IllegalStateException if a serializer is missing, or if the builder has no producer
+     *     settings ({@link TransactionalSink#builder(KafkaWindows, String)}: use {@link
+     *     #build(Producer)})
      * @throws IllegalArgumentException if the producer settings lack {@code transactional.id}, turn
      *     idempotence off, set {@code acks} other than {@code all}, or set serializers
      */
     public TransactionalSink<K, R> build() {
+      if (producerConfig == null) {
+        throw new IllegalStateException(
+            "build() creates the producer from producerConfig, which this builder has none of:"
+                + " call build(producer), or start from TransactionalSink.builder(windows, topic,"
+                + " producerConfig)");
+      }
       checkSettings();
       Producer<byte[], byte[]> producer =
           new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer());
       return initialized(producer);
     }
 
-    /** The sink over a producer built elsewhere (tests: a mock, or a wrapper that crashes). */
-    TransactionalSink<K, R> build(Producer<byte[], byte[]> producer) {
-      return initialized(Objects.requireNonNull(producer, "producer"));
+    /**
+     * Builds the sink over a producer the caller created: for tests of a service that uses the sink
+     * (Kafka's {@code MockProducer}), and for callers that manage their own producer. Start from
+     * {@link TransactionalSink#builder(KafkaWindows, String)}: the producer is used as it is, so
+     * the builder takes no producer settings. The producer must be transactional (a {@code
+     * KafkaProducer} with a {@code transactional.id}, idempotence on and {@code acks=all}, the
+     * settings {@link #build()} checks and this method cannot see), must take bytes (the sink
+     * serializes with the builder's serializers), and must not have called {@code
+     * initTransactions}: this method calls it, which fences an earlier producer with the same
+     * {@code transactional.id}. The sink then owns the producer: {@link TransactionalSink#close()}
+     * and a fatal error close it. With a {@code MockProducer}, create it with {@code autoComplete}
+     * true and byte-array serializers; after an {@code emit}, its {@code history()} holds the
+     * records of the committed transactions and {@code consumerGroupOffsetsHistory()} the offsets
+     * they committed.
+     *
+     * <pre>{@code
+     * MockProducer<byte[], byte[]> producer =
+     *     new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+     * TransactionalSink<String, Long> sink =
+     *     TransactionalSink.builder(windows, "counts-out")
+     *         .keySerializer(new StringSerializer())
+     *         .valueSerializer(new LongSerializer())
+     *         .build(producer);
+     * }</pre>
+     *
+     * @param producer a transactional producer of bytes, on which {@code initTransactions} has not
+     *     been called
+     * @return the sink, owning the producer
+     * @throws NullPointerException if {@code producer} is null
+     * @throws IllegalStateException if a serializer is missing, or if the builder was given
+     *     producer settings (they would be ignored); the producer is then left untouched. Also if
+     *     {@code initTransactions} refuses the producer (a {@code KafkaProducer} without {@code
+     *     transactional.id}, or one whose transactions were initialized already); the producer is
+     *     then closed
+     * @throws org.apache.kafka.common.KafkaException if {@code initTransactions} fails otherwise
+     *     (fenced, timed out, not authorized); the producer is then closed
+     */
+    public TransactionalSink<K, R> build(Producer<byte[], byte[]> producer) {
+      Objects.requireNonNull(producer, "producer");
+      if (producerConfig != null && !producerConfig.isEmpty()) {
+        throw new IllegalStateException(
+            "build(producer) uses the producer as it is and ignores producerConfig: start from"
+                + " TransactionalSink.builder(windows, topic), without producer settings: "
+                + producerConfig);
+      }
+      return initialized(producer);
     }
 
     private TransactionalSink<K, R> initialized(Producer<byte[], byte[]> producer) {

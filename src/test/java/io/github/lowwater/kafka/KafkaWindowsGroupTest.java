@@ -1419,7 +1419,7 @@ class KafkaWindowsGroupTest {
             }
           };
       tx =
-          TransactionalSink.builder(windows, outputTopic, config)
+          TransactionalSink.builder(windows, outputTopic) // the producer is given
               .keySerializer(new org.apache.kafka.common.serialization.StringSerializer())
               .valueSerializer(new org.apache.kafka.common.serialization.LongSerializer())
               .build(dying);

@@ -84,6 +84,96 @@ class RowRecordsTest {
     assertThat(RowKey.parse(out.get(2).key()).topic()).isEmpty();
   }
 
+  /**
+   * Issue 32, item 12: the record key was always a {@link RowKey}, so every reader of the output
+   * topic needed Lowwater to read it. With {@code WINDOW_KEY} it is the window key as the user's
+   * serializer writes it, and the rest of the row's identity travels in headers.
+   */
+  @Test
+  void withTheWindowKeyFormatTheRecordKeyIsTheSerializedWindowKeyAndTheIdentityIsInHeaders() {
+    RowRecords<String, Long> format =
+        RowRecords.of(
+            tumbling(),
+            "out",
+            new StringSerializer(),
+            new LongSerializer(),
+            RowRecords.KeyFormat.WINDOW_KEY);
+    assertThat(format.keyFormat()).isEqualTo(RowRecords.KeyFormat.WINDOW_KEY);
+    List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
+    format.add(new WindowResult<>(0, 300_000, "a", 7L, P0, Timing.LATE, 3, false), out);
+    format.add(new WindowResult<>(0, 300_000, null, 1L, null, Timing.ON_TIME, 0, true), out);
+
+    ProducerRecord<byte[], byte[]> r = out.get(0);
+    assertThat(r.key()).isEqualTo("a".getBytes(StandardCharsets.UTF_8));
+    assertThat(ByteBuffer.wrap(r.value()).getLong()).isEqualTo(7);
+    assertThat(longHeader(r, RowRecords.START_HEADER)).isZero();
+    assertThat(longHeader(r, RowRecords.END_HEADER)).isEqualTo(300_000);
+    assertThat(r.headers().lastHeader(RowRecords.TOPIC_HEADER).value())
+        .isEqualTo(P0.topic().getBytes(StandardCharsets.UTF_8));
+    assertThat(intHeader(r, RowRecords.PARTITION_HEADER)).isEqualTo(P0.partition());
+    assertThat(intHeader(r, RowRecords.INDEX_HEADER)).isEqualTo(3);
+    assertThat(r.headers().lastHeader(RowRecords.TIMING_HEADER).value())
+        .isEqualTo("LATE".getBytes(StandardCharsets.UTF_8));
+    // A null window key is no bytes, not a null key (which a compacted topic refuses), and a
+    // merged row has no partition.
+    ProducerRecord<byte[], byte[]> merged = out.get(1);
+    assertThat(merged.key()).isEmpty();
+    assertThat(intHeader(merged, RowRecords.PARTITION_HEADER)).isEqualTo(-1);
+    assertThat(merged.headers().lastHeader(RowRecords.TOPIC_HEADER).value()).isEmpty();
+    // The default keeps the RowKey, without the identity headers.
+    RowRecords<String, Long> byDefault =
+        RowRecords.of(tumbling(), "out", new StringSerializer(), new LongSerializer());
+    assertThat(byDefault.keyFormat()).isEqualTo(RowRecords.KeyFormat.ROW_KEY);
+    List<ProducerRecord<byte[], byte[]>> rowKeyed = new ArrayList<>();
+    byDefault.add(new WindowResult<>(0, 300_000, "a", 7L, P0, Timing.LATE, 3, false), rowKeyed);
+    assertThat(RowKey.parse(rowKeyed.get(0).key()).start()).isZero();
+    assertThat(rowKeyed.get(0).headers().lastHeader(RowRecords.START_HEADER)).isNull();
+  }
+
+  /**
+   * Issue 32, item 12: with the window key as the record key, a replaced session row's tombstone
+   * must still delete that row: it is keyed by the window key (the key the replaced row was written
+   * under) and names the replaced row's start and partition in its headers; without them a reader
+   * could not tell which of the key's rows it deletes.
+   */
+  @Test
+  void withTheWindowKeyFormatASessionRowsTombstoneNamesTheReplacedRowInItsHeaders() {
+    RowRecords<String, Long> format =
+        RowRecords.of(
+            sessionPanes(),
+            "out",
+            new StringSerializer(),
+            new LongSerializer(),
+            RowRecords.KeyFormat.WINDOW_KEY);
+    List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
+    format.add(
+        new WindowResult<>(10, 500, "a", 2L, P0, Timing.EARLY, 1, false, List.of(40L, 90L)), out);
+    assertThat(out).hasSize(3);
+    assertThat(out).allSatisfy(r -> assertThat(r.key()).isEqualTo("a".getBytes(UTF8)));
+    assertThat(out.subList(0, 2)).allSatisfy(r -> assertThat(r.value()).isNull());
+    assertThat(out.stream().map(r -> longHeader(r, RowRecords.START_HEADER)))
+        .containsExactly(40L, 90L, 10L);
+    assertThat(out).allSatisfy(r -> assertThat(intHeader(r, RowRecords.PARTITION_HEADER)).isZero());
+    assertThat(out.get(0).headers().lastHeader(RowRecords.END_HEADER)).isNull();
+    assertThat(out.get(0).headers().lastHeader(RowRecords.INDEX_HEADER)).isNull();
+    assertThatThrownBy(
+            () ->
+                RowRecords.of(
+                    tumbling(), "out", new StringSerializer(), new LongSerializer(), null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("keyFormat");
+  }
+
+  static final java.nio.charset.Charset UTF8 = StandardCharsets.UTF_8;
+
+  static long longHeader(ProducerRecord<byte[], byte[]> r, String name) {
+    return ByteBuffer.wrap(r.headers().lastHeader(name).value()).getLong();
+  }
+
+  static int intHeader(ProducerRecord<byte[], byte[]> r, String name) {
+    return ByteBuffer.wrap(r.headers().lastHeader(name).value()).getInt();
+  }
+
   @Test
   void aSerializerThatThrowsAddsNothingAndBadArgumentsAreNamed() {
     Serializer<Long> failing =

@@ -144,7 +144,7 @@ final class TransactionalInstance {
       KafkaWindows<String, Long, Long> windows,
       String output,
       org.apache.kafka.clients.producer.Producer<byte[], byte[]> producer) {
-    return TransactionalSink.builder(windows, output, Map.of()) // the producer is given
+    return TransactionalSink.builder(windows, output) // the producer is given
         .keySerializer(new StringSerializer())
         .valueSerializer(new LongSerializer())
         .build(producer);

@@ -65,7 +65,7 @@ class TransactionalSinkTest {
   }
 
   static TransactionalSink.Builder<String, Long> sinkOf(KafkaWindows<String, Long, Long> w) {
-    return TransactionalSink.builder(w, OUT, Map.of("transactional.id", "t-1"))
+    return TransactionalSink.builder(w, OUT)
         .keySerializer(new StringSerializer())
         .valueSerializer(new LongSerializer());
   }
@@ -185,6 +185,62 @@ class TransactionalSinkTest {
     assertThat(producer.commitCount()).isEqualTo(1);
   }
 
+  /**
+   * Issue 32, item 8: the class javadoc asked for {@code transaction.timeout.ms} above the longest
+   * time between two emits, as if a transaction stayed open from one emit to the next, while
+   * docs/kafka.md asked for it above the longest emit. The docs are right: the transaction begins
+   * in {@code write} and is committed or aborted in {@code commit}, within one {@code emit}, so a
+   * loop that waits between emits (a slow poll, a quiet topic) never holds one open. Guards against
+   * a change that would leave one open across emits (a transaction per commit interval, say)
+   * without the docs saying so.
+   */
+  @Test
+  void noTransactionIsOpenBetweenTwoEmitsWhetherTheEmitCommittedAbortedOrHadNothingToDo() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    TransactionalSink<String, Long> sink = sinkOf(w).build(producer);
+    List<String> ended = new ArrayList<>();
+
+    w.emit(sink); // nothing to do: none begun
+    ended.add("nothing " + producer.transactionInFlight());
+
+    finishOneWindow(w);
+    w.emit(sink);
+    assertThat(producer.commitCount()).isEqualTo(1); // this emit began one and committed it
+    ended.add("committed " + producer.transactionInFlight());
+
+    KafkaWindowsTest.feed(w, record(P0, 2, 10.5, "c"));
+    producer.sendException = new KafkaException("the send failed");
+    assertThatThrownBy(() -> w.emit(sink)).isInstanceOf(SinkException.class);
+    producer.sendException = null;
+    ended.add("send failed " + producer.transactionInFlight());
+
+    producer.sendOffsetsToTransactionException = new CommitFailedException("stale generation");
+    assertThatThrownBy(() -> w.emit(sink)).isInstanceOf(SinkException.class);
+    producer.sendOffsetsToTransactionException = null;
+    ended.add("offsets refused " + producer.transactionInFlight());
+
+    producer.commitTransactionException = new TransactionAbortableException("abortable");
+    assertThatThrownBy(() -> w.emit(sink)).isInstanceOf(SinkException.class);
+    producer.commitTransactionException = null;
+    ended.add("commit refused " + producer.transactionInFlight());
+    assertThat(sink.aborts()).isEqualTo(3); // each failed emit had begun one, and aborted it
+
+    clock.advance(Duration.ofMinutes(10)); // the loop waits: nothing is open meanwhile
+    w.emit(sink);
+    ended.add("committed again " + producer.transactionInFlight());
+
+    assertThat(ended)
+        .containsExactly(
+            "nothing false",
+            "committed false",
+            "send failed false",
+            "offsets refused false",
+            "commit refused false",
+            "committed again false");
+    assertThat(producer.commitCount()).isEqualTo(2);
+    assertThat(committed()).containsExactly("0 5 p0 a=1 ON_TIME#0", "5 5 p0 b=1 ON_TIME#0");
+  }
+
   @Test
   void aRowOfAPartitionRevokedAfterAnAbortIsNeverWrittenByThisInstance() {
     KafkaWindows<String, Long, Long> w = tumbling();
@@ -300,7 +356,7 @@ class TransactionalSinkTest {
   void aValueSerializerThatReturnsNullIsRefusedBeforeTheTransactionBegins() {
     KafkaWindows<String, Long, Long> w = tumbling();
     TransactionalSink<String, Long> sink =
-        TransactionalSink.builder(w, OUT, Map.of("transactional.id", "t-1"))
+        TransactionalSink.builder(w, OUT)
             .keySerializer(new StringSerializer())
             .valueSerializer((Serializer<Long>) (topic, v) -> null)
             .build(producer);
@@ -325,7 +381,7 @@ class TransactionalSinkTest {
           return new LongSerializer().serialize(topic, v);
         };
     TransactionalSink<String, Long> sink =
-        TransactionalSink.builder(w, OUT, Map.of("transactional.id", "t-1"))
+        TransactionalSink.builder(w, OUT)
             .keySerializer(new StringSerializer())
             .valueSerializer(flaky)
             .build(producer);
@@ -361,6 +417,52 @@ class TransactionalSinkTest {
         windows(KafkaWindows.<Long, Long>sessions(Duration.ofMinutes(2), Aggregators.count()));
     assertThat(plain.rowsIdentifiedByStart()).isFalse();
     assertThat(w.rowsIdentifiedByStart()).isTrue();
+  }
+
+  /**
+   * Issue 32, item 12: with the window key as the record key, the session tombstones must still
+   * delete the rows they replace. A reader that keeps the rows by (window key, start, partition),
+   * read from the key and the headers, ends with the merged session only: were the tombstone keyed
+   * or labelled otherwise than the row it deletes, the session that started at minute 3 would stay.
+   */
+  @Test
+  void withTheWindowKeyAsRecordKeyAReplacedSessionRowIsDeletedForAReaderOfTheHeaders() {
+    KafkaWindows<String, Long, Long> w =
+        windows(
+            KafkaWindows.<Long, Long>sessions(Duration.ofMinutes(2), Aggregators.count())
+                .earlyResults(Duration.ofMinutes(1))
+                .grace(Duration.ofMinutes(5)));
+    TransactionalSink<String, Long> sink =
+        sinkOf(w).keyFormat(RowRecords.KeyFormat.WINDOW_KEY).build(producer);
+    KafkaWindowsTest.feed(w, record(P0, 0, 3, "a"), record(P0, 1, 4.5, "z")); // an early row of 3
+    w.emit(sink);
+    KafkaWindowsTest.feed(w, record(P0, 2, 1.5, "a")); // moves a's session start to 1.5
+    KafkaWindowsTest.feed(w, record(P0, 3, 9, "z"));
+    w.emit(sink);
+    assertThat(producer.commitCount()).isEqualTo(2); // the same transactions as with a RowKey
+
+    Map<String, Long> table = new java.util.TreeMap<>(); // "key start pN" -> count
+    List<String> aRecords = new ArrayList<>();
+    for (ProducerRecord<byte[], byte[]> r : producer.history()) {
+      String key = new String(r.key(), StandardCharsets.UTF_8); // no RowKey.parse needed
+      long start =
+          ByteBuffer.wrap(r.headers().lastHeader(RowRecords.START_HEADER).value()).getLong();
+      int partition =
+          ByteBuffer.wrap(r.headers().lastHeader(RowRecords.PARTITION_HEADER).value()).getInt();
+      String row = key + " " + (start - T0.toEpochMilli()) / 1_000 + "s p" + partition;
+      if (r.value() == null) {
+        table.remove(row);
+      } else {
+        table.put(row, ByteBuffer.wrap(r.value()).getLong());
+      }
+      if (key.equals("a")) {
+        aRecords.add(
+            row + (r.value() == null ? " deleted" : "=" + ByteBuffer.wrap(r.value()).getLong()));
+      }
+    }
+    assertThat(aRecords).startsWith("a 180s p0=1", "a 180s p0 deleted", "a 90s p0=2");
+    assertThat(table).containsKey("a 90s p0").doesNotContainKey("a 180s p0");
+    assertThat(table.get("a 90s p0")).isEqualTo(2);
   }
 
   @Test
@@ -400,9 +502,19 @@ class TransactionalSinkTest {
           .hasMessageContaining(bad.getKey())
           .hasMessageEndingWith(": " + bad.getValue());
     }
-    assertThatThrownBy(() -> TransactionalSink.builder(w, OUT, ok).build(producer))
+    assertThatThrownBy(() -> TransactionalSink.builder(w, OUT).build(producer))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageStartingWith("keySerializer and valueSerializer are required");
+    assertThatThrownBy(() -> sinkOf(w, ok).build(producer))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("build(producer) uses the producer as it is and ignores")
+        .hasMessageContaining("transactional.id=t-1");
+    assertThatThrownBy(() -> sinkOf(w).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("call build(producer)");
+    assertThatThrownBy(() -> sinkOf(w).build(null)).hasMessage("producer");
+    assertThatThrownBy(() -> TransactionalSink.builder(w, " "))
+        .hasMessage("topic must not be blank: ' '");
     assertThatThrownBy(() -> TransactionalSink.builder(w, " ", ok))
         .hasMessage("topic must not be blank: ' '");
     assertThatThrownBy(() -> sinkOf(w).offsetMetadataMaxBytes(-1))
@@ -417,6 +529,18 @@ class TransactionalSinkTest {
         .valueSerializer(new LongSerializer());
   }
 
+  /**
+   * Issue 32, item 11: {@code build(producer)} must keep refusing a producer that {@code
+   * initTransactions} refuses, and close it, now that it is public.
+   */
+  @Test
+  void buildOverAProducerWhoseTransactionsAreInitializedAlreadyRefusesAndClosesIt() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    producer.initTransactions();
+    assertThatThrownBy(() -> sinkOf(w).build(producer)).isInstanceOf(IllegalStateException.class);
+    assertThat(producer.closed()).isTrue();
+  }
+
   @Test
   void closeAbortsNothingWhenNoTransactionIsOpenAndIsIdempotent() {
     KafkaWindows<String, Long, Long> w = tumbling();
@@ -428,6 +552,88 @@ class TransactionalSinkTest {
     assertThatThrownBy(() -> sink.write(List.of()))
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("the transactional sink to " + OUT + " is closed");
+  }
+
+  /**
+   * Issue 32, item 10: an abort after a rebalance, which every change of the group's membership can
+   * cause, logged a WARN with the whole stack trace. An expected abort now logs one line, naming
+   * the topic and the cause's class and message, at INFO for a rebalance and at WARN for an
+   * abortable or retriable fault; an unexpected one keeps its stack trace. Reads what slf4j-simple
+   * prints.
+   */
+  @Test
+  void anExpectedAbortLogsOneLineWithoutAStackTraceAndAnUnexpectedOneKeepsIt() {
+    KafkaWindows<String, Long, Long> w = tumbling();
+    TransactionalSink<String, Long> sink = sinkOf(w).build(producer);
+    finishOneWindow(w);
+
+    // As KafkaProducer reports a stale generation: at commitTransaction, wrapped.
+    producer.commitTransactionException =
+        new KafkaException(
+            "Cannot execute transactional method because we are in an error state",
+            new CommitFailedException("consumer group metadata mismatch: ILLEGAL_GENERATION"));
+    String rebalance = stderrOf(() -> w.emit(sink));
+    assertThat(rebalance.lines())
+        .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+        .contains(" INFO ", "Transaction to " + OUT + " aborted while committing the transaction")
+        .contains(
+            "the group rebalanced (org.apache.kafka.clients.consumer.CommitFailedException:"
+                + " consumer group metadata mismatch: ILLEGAL_GENERATION)");
+
+    producer.commitTransactionException = new TransactionAbortableException("the broker says so");
+    assertThat(stderrOf(() -> w.emit(sink)).lines())
+        .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+        .contains(" WARN ", OUT, "TransactionAbortableException: the broker says so");
+
+    producer.commitTransactionException = new KafkaException("something nobody expected");
+    String unexpected = stderrOf(() -> w.emit(sink));
+    assertThat(unexpected)
+        .contains(" WARN ", "aborted after an unexpected error", "something nobody expected")
+        .contains("\tat "); // the stack trace
+    assertThat(sink.aborts()).isEqualTo(3);
+    assertThat(sink.isClosed()).isFalse();
+  }
+
+  /** Runs {@code emit}, which throws, and returns what was printed to standard error meanwhile. */
+  static String stderrOf(Runnable emit) {
+    java.io.PrintStream saved = System.err;
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(out, true, StandardCharsets.UTF_8));
+    try {
+      assertThatThrownBy(emit::run).isInstanceOf(SinkException.class);
+    } finally {
+      System.setErr(saved);
+    }
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void aRebalanceOrATransientFaultIsAnExpectedAbortAndAnythingElseIsNot() {
+    CommitFailedException stale = new CommitFailedException("stale");
+    assertThat(TransactionalSink.rebalanceCause(new KafkaException("wrapped", stale)))
+        .isSameAs(stale);
+    for (RuntimeException rebalance :
+        List.of(
+            new org.apache.kafka.common.errors.RebalanceInProgressException("x"),
+            new org.apache.kafka.common.errors.IllegalGenerationException("x"),
+            new org.apache.kafka.common.errors.UnknownMemberIdException("x"),
+            new org.apache.kafka.common.errors.StaleMemberEpochException("x"))) {
+      assertThat(TransactionalSink.rebalanceCause(rebalance)).isSameAs(rebalance);
+    }
+    TimeoutException timeout = new TimeoutException("x");
+    assertThat(TransactionalSink.transientCause(new KafkaException("wrapped", timeout)))
+        .isSameAs(timeout);
+    assertThat(TransactionalSink.transientCause(new TransactionAbortableException("x")))
+        .isInstanceOf(TransactionAbortableException.class);
+    assertThat(TransactionalSink.rebalanceCause(timeout)).isNull();
+    for (RuntimeException unexpected :
+        List.of(
+            new KafkaException("x"),
+            new org.apache.kafka.common.errors.RecordTooLargeException("x"),
+            new org.apache.kafka.common.errors.FencedInstanceIdException("x"))) {
+      assertThat(TransactionalSink.rebalanceCause(unexpected)).isNull();
+      assertThat(TransactionalSink.transientCause(unexpected)).isNull();
+    }
   }
 
   @Test
