@@ -18,8 +18,16 @@ import io.github.lowwater.WatermarkTracker;
  *       built with others can say that its rows will differ.
  * </ul>
  *
+ * <p>Either version may end with an optional field {@code h=<entries>}: the wall-clock decisions
+ * the partition's owners took between the committed offset and {@code n} ({@link WallClockHistory}:
+ * quiet-period raises {@code q<offset>:<watermark>} and future-guard readings {@code
+ * c<offset>:<wall>}, comma-separated, in offset order, at most {@link
+ * WallClockHistory#MAX_ENTRIES}), which the next owner replays at the same records. It is written
+ * only when there is such a decision: a version of the library older than the field reads a
+ * checkpoint with it as unreadable (see docs/kafka.md, "Upgrading").
+ *
  * <p>The fields come in any order, each exactly once, decimal {@code long}s ({@link
- * WatermarkTracker#NO_WATERMARK} for "none"). At most {@link #MAX_LENGTH} characters, far under the
+ * WatermarkTracker#NO_WATERMARK} for "none"). At most {@link #MAX_LENGTH} characters, under the
  * broker's 4,096-byte default {@code offset.metadata.max.bytes}. {@link #parse} reads both versions
  * and rejects anything else with a {@link CheckpointFormatException}, never with another exception:
  * another tool may have committed on the same group, and a later version of this library may write
@@ -36,6 +44,7 @@ import io.github.lowwater.WatermarkTracker;
  *     of a written window below it is redelivered, one at or after it is truly late
  * @param graceMillis the writer's grace period, 0 in version 1
  * @param earlyMillis the writer's period of early results, 0 for none (and in version 1)
+ * @param history the encoded {@link WallClockHistory} entries, empty for none
  */
 record Checkpoint(
     long writtenThroughMillis,
@@ -43,7 +52,8 @@ record Checkpoint(
     long watermarkMillis,
     long readThroughOffset,
     long graceMillis,
-    long earlyMillis) {
+    long earlyMillis,
+    String history) {
 
   /** The version tag of a checkpoint without panes. */
   static final String VERSION = "lw1";
@@ -51,8 +61,12 @@ record Checkpoint(
   /** The version tag of a checkpoint with panes. */
   static final String VERSION_2 = "lw2";
 
-  /** The longest encoded form: {@code lw2} and six fields of at most 20 digits and a sign. */
-  static final int MAX_LENGTH = 160;
+  /**
+   * The longest encoded form: {@code lw2}, six fields of at most 20 digits and a sign, and the
+   * history field.
+   */
+  static final int MAX_LENGTH =
+      160 + 3 + WallClockHistory.MAX_ENTRIES * WallClockHistory.MAX_ENTRY_LENGTH;
 
   static final Checkpoint NONE =
       new Checkpoint(
@@ -67,7 +81,25 @@ record Checkpoint(
       long frontierMillis,
       long watermarkMillis,
       long readThroughOffset) {
-    this(writtenThroughMillis, frontierMillis, watermarkMillis, readThroughOffset, 0, 0);
+    this(writtenThroughMillis, frontierMillis, watermarkMillis, readThroughOffset, 0, 0, "");
+  }
+
+  /** A checkpoint without history. */
+  Checkpoint(
+      long writtenThroughMillis,
+      long frontierMillis,
+      long watermarkMillis,
+      long readThroughOffset,
+      long graceMillis,
+      long earlyMillis) {
+    this(
+        writtenThroughMillis,
+        frontierMillis,
+        watermarkMillis,
+        readThroughOffset,
+        graceMillis,
+        earlyMillis,
+        "");
   }
 
   /** Returns whether it was written by windows with panes: version 2. */
@@ -90,7 +122,10 @@ record Checkpoint(
             + watermarkMillis
             + ";n="
             + readThroughOffset;
-    return paned() ? VERSION_2 + v1 + ";g=" + graceMillis + ";p=" + earlyMillis : VERSION + v1;
+    String h = history.isEmpty() ? "" : ";h=" + history;
+    return paned()
+        ? VERSION_2 + v1 + ";g=" + graceMillis + ";p=" + earlyMillis + h
+        : VERSION + v1 + h;
   }
 
   /**
@@ -115,12 +150,13 @@ record Checkpoint(
           metadata, "does not start with " + VERSION + "; or " + VERSION_2 + ";");
     }
     int fields = v2 ? 6 : 4;
-    if (parts.length != fields + 1) {
+    if (parts.length != fields + 1 && parts.length != fields + 2) {
       throw new CheckpointFormatException(
           metadata, "expected " + fields + " fields, found " + (parts.length - 1));
     }
-    String names = v2 ? "efwngp" : "efwn";
+    String names = v2 ? "efwngph" : "efwnh";
     long[] values = new long[6];
+    String history = "";
     int seen = 0;
     for (int i = 1; i < parts.length; i++) {
       String part = parts[i];
@@ -136,7 +172,19 @@ record Checkpoint(
         throw new CheckpointFormatException(metadata, "field '" + name + "' twice");
       }
       seen |= 1 << field;
-      values[field] = parseLong(metadata, name, part.substring(2));
+      if (name == 'h') {
+        history = part.substring(2);
+        String invalid = WallClockHistory.invalid(history);
+        if (invalid != null) {
+          throw new CheckpointFormatException(metadata, invalid);
+        }
+      } else {
+        values[field] = parseLong(metadata, name, part.substring(2));
+      }
+    }
+    if (Integer.bitCount(seen) != fields + (history.isEmpty() ? 0 : 1)) {
+      throw new CheckpointFormatException(
+          metadata, "expected " + fields + " fields and an optional 'h'");
     }
     for (int field = 3; field < fields; field++) {
       if (values[field] < 0) {
@@ -144,7 +192,8 @@ record Checkpoint(
             metadata, "field '" + names.charAt(field) + "' is negative");
       }
     }
-    return new Checkpoint(values[0], values[1], values[2], values[3], values[4], values[5]);
+    return new Checkpoint(
+        values[0], values[1], values[2], values[3], values[4], values[5], history);
   }
 
   private static long parseLong(String metadata, char name, String text) {

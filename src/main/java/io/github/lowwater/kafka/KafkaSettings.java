@@ -17,7 +17,8 @@ import org.apache.kafka.clients.consumer.Consumer;
  * defaults when each partition's windows are built. {@code options} holds the event-time options (a
  * copy), {@code clock} the caller's clock or {@code null}. {@code size} is null for session
  * windows, and {@code gap} (with its optional {@code maxSessionSpan}) for the others; {@code
- * advance} is null for tumbling windows.
+ * advance} is null for tumbling windows. {@code maxFutureSkewMillis} is the future guard's skew, -1
+ * when the guard is off.
  *
  * @param <V> the value type
  * @param <R> the result type
@@ -36,7 +37,8 @@ record KafkaSettings<V, R>(
     Consumer<?, ?> consumer,
     long maxDriftMillis,
     long quietAdvanceAfterNanos,
-    long quietAdvanceMaxLagMillis) {
+    long quietAdvanceMaxLagMillis,
+    long maxFutureSkewMillis) {
 
   /**
    * Builds one set of windows (a partition's, or the merged ones) over the driver's cached clock.

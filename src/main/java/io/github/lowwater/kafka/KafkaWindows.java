@@ -372,10 +372,13 @@ public final class KafkaWindows<K, V, R> {
           // The predecessor handed out every row of the records below its read position, with the
           // checkpoint that says so: a sink that must not get them twice does not get them again.
           boolean replay = dropReplayedRows && r.offset() < p.readThroughOffset;
-          if (replay) {
-            p.windows.replaying(true);
-          }
           try {
+            // The predecessor's wall-clock decisions before this record, then the record: the
+            // raise's rows are dropped inside, and replaying is on for the record's own.
+            p.replayTo(r.offset(), dropReplayedRows);
+            if (replay) {
+              p.windows.replaying(true);
+            }
             admission.process(p, r, j);
           } catch (RuntimeException | Error e) {
             p.publishFrontier();
@@ -394,6 +397,7 @@ public final class KafkaWindows<K, V, R> {
           Rewind.afterFailure(consumer, records, tp, batch.get(mapped).offset());
           throw rethrow(mapperFailure);
         }
+        p.replayTo(p.nextOffset, dropReplayedRows); // those after the batch's last record
       } finally {
         admission.end(p);
       }
@@ -485,7 +489,10 @@ public final class KafkaWindows<K, V, R> {
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
     for (PartitionState<K, V, R> p : table.states()) {
       if (p.nextOffset >= 0) {
-        offsets.put(p.partition, p.committable());
+        OffsetAndMetadata committable = p.committable();
+        if (committable != null) { // null: nothing it may claim yet (see PartitionState)
+          offsets.put(p.partition, committable);
+        }
       }
     }
     return offsets;
@@ -905,6 +912,8 @@ public final class KafkaWindows<K, V, R> {
     private long maxDriftMillis = NO_DRIFT;
     private long quietAdvanceAfterNanos = -1;
     private long quietAdvanceMaxLagMillis = -1;
+    private long maxFutureSkewMillis = -1;
+    private boolean futureEventPolicySet;
 
     /** Exactly one of {@code size} and {@code gap} is set, checked by the core's builder. */
     private Builder(Duration size, Duration gap, Aggregator<? super V, ?, R> aggregator) {
@@ -938,6 +947,54 @@ public final class KafkaWindows<K, V, R> {
       Checks.requireUnset(maxSessionSpan == null, "maxSessionSpan", maxSessionSpan);
       SessionWindows.builder(gap, aggregator).maxSessionSpan(span); // the core's rules
       maxSessionSpan = span;
+      return this;
+    }
+
+    /**
+     * Sets the future-timestamp guard ({@link EventTimeOptions#maxFutureSkew}): a record more than
+     * {@code maxFutureSkew} ahead of the wall clock does not move its partition's frontier and goes
+     * to the late path ({@link FutureEventPolicy#LATE}, the only policy here). In {@code
+     * PER_PARTITION} the guard's wall-clock readings travel in the checkpoint, so that every owner
+     * of a partition judges each record against the same limit (semantics rule 19, docs/kafka.md).
+     *
+     * @param maxFutureSkew how far ahead of the wall clock a record may be, {@code >= 0}
+     * @return this builder
+     * @throws NullPointerException if {@code maxFutureSkew} is null
+     * @throws IllegalArgumentException if {@code maxFutureSkew} is negative
+     * @throws IllegalStateException if the guard was already set
+     */
+    @Override
+    public Builder<V, R> maxFutureSkew(Duration maxFutureSkew) {
+      super.maxFutureSkew(maxFutureSkew);
+      maxFutureSkewMillis = TimeMath.toMillisSaturated(maxFutureSkew);
+      return this;
+    }
+
+    /**
+     * Sets what happens to a record beyond the future-timestamp guard: {@link
+     * FutureEventPolicy#LATE}, the default here, is the only policy {@code KafkaWindows} takes.
+     * With {@code ACCEPT}, a record a year ahead would sit in a window that closes only when the
+     * wall clock reaches it, and the committed offset could not pass it until then (issue 32,
+     * defect 4).
+     *
+     * @param futureEventPolicy {@link FutureEventPolicy#LATE}
+     * @return this builder
+     * @throws NullPointerException if {@code futureEventPolicy} is null
+     * @throws IllegalArgumentException if it is {@link FutureEventPolicy#ACCEPT}
+     * @throws IllegalStateException if the policy was already set
+     */
+    @Override
+    public Builder<V, R> futureEventPolicy(FutureEventPolicy futureEventPolicy) {
+      Objects.requireNonNull(futureEventPolicy, "futureEventPolicy");
+      if (futureEventPolicy == FutureEventPolicy.ACCEPT) {
+        throw new IllegalArgumentException(
+            "futureEventPolicy must be LATE for KafkaWindows (its default): ACCEPT would keep a"
+                + " record beyond the guard in a window that closes only when the wall clock"
+                + " reaches it, and the committed offset could not pass that record until then:"
+                + " ACCEPT");
+      }
+      super.futureEventPolicy(futureEventPolicy);
+      futureEventPolicySet = true;
       return this;
     }
 
@@ -1146,6 +1203,10 @@ public final class KafkaWindows<K, V, R> {
             "maxDrift needs resultScope(MERGED): per-partition windows close on their own"
                 + " partition's watermark and never wait for a slower partition");
       }
+      FrozenOptions options = copyOptionsTo(new FrozenOptions());
+      if (!futureEventPolicySet) {
+        options.futureEventPolicy(FutureEventPolicy.LATE); // the only policy here
+      }
       KafkaSettings<V, R> settings =
           new KafkaSettings<>(
               size,
@@ -1153,7 +1214,7 @@ public final class KafkaWindows<K, V, R> {
               gap,
               maxSessionSpan,
               aggregator,
-              copyOptionsTo(new FrozenOptions()),
+              options,
               configuredClock(),
               lateRecordHandler,
               resultScope(),
@@ -1161,7 +1222,8 @@ public final class KafkaWindows<K, V, R> {
               consumer,
               maxDriftMillis,
               quietAdvanceAfterNanos(),
-              quietAdvanceMaxLagMillis());
+              quietAdvanceMaxLagMillis(),
+              maxFutureSkewMillis);
       return new KafkaWindows<K, W, R>(settings); // checks maxDrift against the allowed lateness
     }
 

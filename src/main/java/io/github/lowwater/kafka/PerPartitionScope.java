@@ -33,12 +33,22 @@ final class PerPartitionScope<K, V, R> extends WindowScope<K, V, R> {
 
   @Override
   PartitionState<K, V, R> newPartition(TopicPartition tp, long nowNanos) {
-    return new PartitionState<>(
-        tp,
-        settings.<K, V>newWindows(clock),
-        new QuietAdvance(
-            settings.quietAdvanceAfterNanos(), settings.quietAdvanceMaxLagMillis(), tp, nowNanos),
-        nowNanos);
+    boolean guarded = settings.maxFutureSkewMillis() >= 0;
+    PartitionClock guardClock = guarded ? new PartitionClock(clock) : null;
+    PartitionState<K, V, R> p =
+        new PartitionState<>(
+            tp,
+            settings.<K, V>newWindows(guarded ? guardClock : clock),
+            new QuietAdvance(
+                settings.quietAdvanceAfterNanos(),
+                settings.quietAdvanceMaxLagMillis(),
+                tp,
+                nowNanos),
+            nowNanos);
+    if (guarded) {
+      p.guard(guardClock, settings.maxFutureSkewMillis());
+    }
+    return p;
   }
 
   @Override
@@ -58,6 +68,9 @@ final class PerPartitionScope<K, V, R> extends WindowScope<K, V, R> {
     // tests pass without it. It stays as the rule's statement (semantics rules 54 to 56), so that
     // the rows do not rest on that argument alone.
     p.windows.restoreNewestEventTime(checkpoint.frontierMillis());
+    // The wall-clock decisions it took between the committed offset and n, replayed at the same
+    // records: the re-read then judges every record as the predecessor did (issue 32).
+    p.restoreHistory(checkpoint.history());
   }
 
   @Override
@@ -83,8 +96,9 @@ final class PerPartitionScope<K, V, R> extends WindowScope<K, V, R> {
       p.windows.refresh(); // a silent partition goes idle: its gauges say so
       if (!paused.contains(p.partition)
           && !p.behindPreviousOwner() // records it has not received yet exist: not quiet
-          && p.quiet.due(nowNanos, p.windows.watermark(), wall)) {
-        advance(p.windows, wall);
+          && p.quiet.due(nowNanos, p.windows.watermark(), wall)
+          && advance(p.windows, wall)) {
+        p.raised(); // a wall-clock decision: the next owner replays it at the same records
       }
     }
   }

@@ -111,6 +111,21 @@ final class RecordAdmission<K, V, R> {
     MappedRecord<K, V> out = extracted;
     batch.load(index, out);
     lookAhead.expect(p.windows, index, out.key);
+    if (!out.isEvent() && out.kind != MappedRecord.TIME && out.kind != MappedRecord.MARKER) {
+      decide(p, r, out); // skipped: no time to judge
+      return;
+    }
+    p.pinGuard(r.offset(), out.eventTimeMillis); // the guard reading every owner uses for it
+    try {
+      decide(p, r, out);
+    } finally {
+      p.unpinGuard();
+    }
+  }
+
+  /** {@link #process} once the record is mapped and its guard reading in force. */
+  private <KR, VR> void decide(
+      PartitionState<K, V, R> p, ConsumerRecord<KR, VR> r, MappedRecord<K, V> out) {
     long offset = r.offset();
     if (out.kind == MappedRecord.TIME || out.kind == MappedRecord.MARKER) {
       timeOnly(p, offset, out.kind == MappedRecord.MARKER, out.eventTimeMillis);

@@ -101,13 +101,18 @@ abstract class WindowScope<K, V, R> {
   abstract void afterPoll(
       PartitionTable<K, V, R> table, Set<TopicPartition> paused, long nowNanos, long wall);
 
-  /** Advances the windows to the wall clock and counts it when their watermark moved. */
-  final void advance(EventTimeWindows<K, V, R> windows, long wall) {
+  /**
+   * Advances the windows to the wall clock and counts it when their watermark moved; returns
+   * whether it moved.
+   */
+  final boolean advance(EventTimeWindows<K, V, R> windows, long wall) {
     long before = windows.watermark();
     windows.advanceTo(wall);
     if (windows.watermark() != before) {
       quietAdvances++;
+      return true;
     }
+    return false;
   }
 
   /** How many quiet-period advances moved a watermark. Any thread. */

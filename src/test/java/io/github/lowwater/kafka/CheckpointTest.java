@@ -67,7 +67,8 @@ class CheckpointTest {
     assertRejected("lw2;e=1;f=2;w=3;n=4;g=-5;p=6", "field 'g' is negative");
     assertRejected("lw2;e=1;f=2;w=3;n=4;g=5;p=-6", "field 'p' is negative");
     assertRejected("lw1;e=1;f=2;w=3", "expected 4 fields, found 3");
-    assertRejected("lw1;e=1;f=2;w=3;n=4;x=5", "expected 4 fields, found 5");
+    assertRejected("lw1;e=1;f=2;w=3;n=4;x=5", "unknown field 'x'");
+    assertRejected("lw1;e=1;f=2;w=3;n=4;h=q5:6;x=7", "expected 4 fields, found 6");
     assertRejected("lw1;e=1;e=2;w=3;n=4", "field 'e' twice");
     assertRejected("lw1;e=1;f=2;q=3;n=4", "unknown field 'q'");
     assertRejected("lw1;e=1;f=+2;w=3;n=4", "field 'f' is not a long");
@@ -75,7 +76,9 @@ class CheckpointTest {
     assertRejected("lw1;e=1;f=2;w=3;n=", "field 4 is not <name>=<value>");
     assertRejected("lw1;e=9223372036854775808;f=2;w=3;n=4", "field 'e' is out of range");
     assertRejected("lw1;e=1;f=2;w=3;n=-4", "field 'n' is negative");
-    assertRejected("lw1;" + "x".repeat(200), "longer than 160 characters");
+    assertRejected(
+        "lw1;" + "x".repeat(Checkpoint.MAX_LENGTH),
+        "longer than " + Checkpoint.MAX_LENGTH + " characters");
   }
 
   @Test
@@ -140,6 +143,52 @@ class CheckpointTest {
     }
     assertThat(accepted).as("the fuzzer also reaches valid inputs").isPositive();
     assertThat(acceptedV2).as("... of version 2").isPositive();
+  }
+
+  /**
+   * Issue 32: the wall-clock decisions between the committed offset and {@code n} ride in an
+   * optional last field {@code h}, in either version, and come back as written.
+   */
+  @Test
+  void theWallClockHistoryIsAnOptionalFieldOfEitherVersionAndRoundTrips() {
+    Checkpoint v1 = new Checkpoint(1, 2, 3, 4, 0, 0, "c3:1767225600000,q5:-7,q9:8");
+    assertThat(v1.encode()).isEqualTo("lw1;e=1;f=2;w=3;n=4;h=c3:1767225600000,q5:-7,q9:8");
+    assertThat(Checkpoint.parse(v1.encode())).isEqualTo(v1);
+    Checkpoint v2 = new Checkpoint(1, 2, 3, 4, 5, 6, "q5:6");
+    assertThat(Checkpoint.parse(v2.encode())).isEqualTo(v2);
+    assertThat(Checkpoint.parse("lw2;h=q5:6;e=1;f=2;w=3;n=4;g=5;p=6")).isEqualTo(v2);
+    assertThat(new Checkpoint(1, 2, 3, 4).encode()).doesNotContain("h=");
+    StringBuilder longest = new StringBuilder();
+    for (int i = 0; i < WallClockHistory.MAX_ENTRIES; i++) {
+      longest.append(i == 0 ? "" : ",").append('q').append(Long.MAX_VALUE).append(':');
+      longest.append(Long.MIN_VALUE);
+    }
+    Checkpoint widest =
+        new Checkpoint(
+            Long.MIN_VALUE,
+            Long.MIN_VALUE,
+            Long.MIN_VALUE,
+            Long.MAX_VALUE,
+            Long.MAX_VALUE,
+            Long.MAX_VALUE,
+            longest.toString());
+    assertThat(widest.encode().length()).isLessThanOrEqualTo(Checkpoint.MAX_LENGTH);
+    assertThat(Checkpoint.parse(widest.encode())).isEqualTo(widest);
+  }
+
+  @Test
+  void aDamagedHistoryIsRejectedWithAMessageThatSaysWhy() {
+    assertRejected("lw1;e=1;f=2;w=3;h=q5:6", "expected 4 fields and an optional 'h'");
+    assertRejected("lw1;e=1;f=2;w=3;n=4;h=x5:6", "field 'h' has a malformed entry");
+    assertRejected("lw1;e=1;f=2;w=3;n=4;h=q5", "field 'h' has a malformed entry");
+    assertRejected("lw1;e=1;f=2;w=3;n=4;h=q-5:6", "field 'h' has a malformed entry");
+    assertRejected("lw1;e=1;f=2;w=3;n=4;h=q5:6,", "field 'h' has a malformed entry");
+    assertRejected("lw1;e=1;f=2;w=3;n=4;h=q5:+6", "field 'h' has a malformed entry");
+    assertRejected("lw1;e=1;f=2;w=3;n=4;h=q5:6,c4:7", "field 'h' is not in offset order");
+    assertRejected("lw1;e=1;f=2;w=3;h=q5:6;h=q6:7", "field 'h' twice");
+    assertRejected(
+        "lw1;e=1;f=2;w=3;n=4;h=" + "q5:6,".repeat(WallClockHistory.MAX_ENTRIES) + "q5:6",
+        "field 'h' has more than " + WallClockHistory.MAX_ENTRIES + " entries");
   }
 
   static void assertRejected(String metadata, String problem) {

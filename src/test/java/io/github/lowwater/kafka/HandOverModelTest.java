@@ -62,6 +62,9 @@ class HandOverModelTest {
   static final String TOPIC = "model";
   static final Duration SIZE = Duration.ofMinutes(5);
 
+  /** {@code -Dlowwater.model.seed=N}: start at trace N, to run a failing one again by hand. */
+  static final long FIRST_SEED = Long.getLong("lowwater.model.seed", 1);
+
   @Test
   void perPartitionEveryRecordEndsInExactlyOneRowOrTheLatePathAcrossManyOwnerChanges() {
     perPartition(Trials.of(3_000), Kind.TUMBLING);
@@ -122,14 +125,17 @@ class HandOverModelTest {
 
   private void perPartition(int traces, Kind kind) {
     int exact = 0;
+    int guarded = 0;
     Coverage coverage = new Coverage(traces, true);
-    for (long seed = 1; seed <= traces; seed++) {
+    for (long seed = FIRST_SEED; seed < FIRST_SEED + traces; seed++) {
       Trace trace = new Trace(seed, ResultScope.PER_PARTITION, kind);
       trace.run();
       exact += trace.intervened ? 0 : 1;
+      guarded += trace.maxFutureSkew != null ? 1 : 0;
       coverage.add(trace);
     }
     assertThat(exact).as("traces in which no wall-clock rule intervened").isPositive();
+    assertThat(guarded).as("traces with the future guard").isGreaterThan(traces / 8);
     coverage.assertReached();
   }
 
@@ -165,7 +171,7 @@ class HandOverModelTest {
 
   private void merged(int traces, Kind kind) {
     Coverage coverage = new Coverage(traces, false);
-    for (long seed = 1; seed <= traces; seed++) {
+    for (long seed = FIRST_SEED; seed < FIRST_SEED + traces; seed++) {
       Trace trace = new Trace(seed, ResultScope.MERGED, kind);
       trace.run();
       coverage.add(trace);
@@ -190,6 +196,7 @@ class HandOverModelTest {
     int failedCommits;
     int quietAdvances;
     int failedWrites;
+    int failedReads;
     int failedEmits;
     int transactionalTraces;
 
@@ -205,6 +212,7 @@ class HandOverModelTest {
       failedCommits += t.failedCommits;
       quietAdvances += t.quietAdvances;
       failedWrites += t.failedWrites;
+      failedReads += t.failedReads;
       failedEmits += t.failedEmits;
       transactionalTraces += t.transactional ? 1 : 0;
     }
@@ -214,7 +222,8 @@ class HandOverModelTest {
           String.format(
               "traces with a partition through 3+ owners %d, crashes before writing %d, after"
                   + " writing %d, failed commits %d, quiet advances %d, failed writes %d, failed"
-                  + " emits %d, transactional traces %d of %d",
+                  + " emits %d, failed commit reads in a rewind %d, transactional traces %d of"
+                  + " %d",
               threeOwners,
               crashesBeforeWriting,
               crashesAfterWriting,
@@ -222,6 +231,7 @@ class HandOverModelTest {
               quietAdvances,
               failedWrites,
               failedEmits,
+              failedReads,
               transactionalTraces,
               traces);
       System.out.println("HandOverModelTest coverage: " + what);
@@ -232,6 +242,7 @@ class HandOverModelTest {
       assertThat(quietAdvances).as(what).isGreaterThan(traces / 10);
       if (perPartition) {
         assertThat(failedWrites).as(what).isGreaterThan(traces / 4);
+        assertThat(failedReads).as(what).isGreaterThan(traces / 20);
         assertThat(transactionalTraces).as(what).isGreaterThan(traces / 10);
       }
       assertThat(failedEmits).as(what).isGreaterThan(traces / 4);
@@ -266,7 +277,7 @@ class HandOverModelTest {
   /** One consumer instance: its mock consumer, its windows and where it has read to. */
   final class Owner {
     final String name;
-    final MockConsumer<String, String> consumer;
+    final KafkaWindowsRewindTest.FailingCommittedConsumer consumer;
     final KafkaWindows<String, Long, Set<Long>> windows;
     final Map<TopicPartition, Long> positions = new LinkedHashMap<>();
     final Trace trace;
@@ -283,7 +294,11 @@ class HandOverModelTest {
     Owner(Trace trace, String name) {
       this.trace = trace;
       this.name = name;
-      this.consumer = KafkaWindowsTest.assigned(trace.partitions.toArray(new TopicPartition[0]));
+      this.consumer = new KafkaWindowsRewindTest.FailingCommittedConsumer();
+      consumer.assign(trace.partitions);
+      Map<TopicPartition, Long> beginning = new HashMap<>();
+      trace.partitions.forEach(tp -> beginning.put(tp, 0L));
+      consumer.updateBeginningOffsets(beginning);
       this.windows =
           trace
               .builder()
@@ -448,6 +463,25 @@ class HandOverModelTest {
         }
       }
       consumer.commitSync(committed);
+      if (trace.random.nextInt(3) == 0) { // issue 32: the read fails, nothing changes, call again
+        consumer.failNext = true;
+        Map<TopicPartition, Long> before = new HashMap<>();
+        for (TopicPartition tp : positions.keySet()) {
+          before.put(tp, windows.frontier(tp));
+        }
+        try {
+          windows.rewindToLastCommit(new ArrayList<>(positions.keySet()));
+          assertThat(positions).as("the read failed: an exception").isEmpty();
+        } catch (org.apache.kafka.common.errors.TimeoutException expected) {
+          trace.failedReads++;
+        }
+        consumer.failNext = false;
+        for (TopicPartition tp : positions.keySet()) {
+          assertThat(windows.frontier(tp))
+              .as("unchanged by a failed read")
+              .isEqualTo(before.get(tp));
+        }
+      }
       windows.rewindToLastCommit(new ArrayList<>(positions.keySet()));
       for (Map.Entry<TopicPartition, Long> e : positions.entrySet()) {
         OffsetAndMetadata om = trace.group.get(e.getKey());
@@ -511,6 +545,10 @@ class HandOverModelTest {
     int quietAdvances;
     int failedWrites;
     int failedEmits;
+    int failedReads;
+
+    /** The future-timestamp guard (issue 32), or {@code null}; LATE is its only policy here. */
+    final Duration maxFutureSkew;
 
     /**
      * Whether the owners hand their rows to {@code emit} and a sink in two phases that fails now
@@ -568,14 +606,29 @@ class HandOverModelTest {
               ? Duration.ofMinutes(1 + random.nextInt(3))
               : null;
       boolean sessions = kind == Kind.SESSIONS || kind == Kind.SESSIONS_PANES;
-      this.gap = sessions ? Duration.ofSeconds(30 + random.nextInt(150)) : null;
+      // Issue 32: gaps of up to 10 minutes put sessions across quiet periods and grain edges.
+      this.gap =
+          sessions
+              ? Duration.ofSeconds(30 + random.nextInt(random.nextBoolean() ? 150 : 570))
+              : null;
       this.maxSessionSpan =
-          sessions && random.nextBoolean() ? Duration.ofMinutes(5 + random.nextInt(10)) : null;
+          sessions && random.nextBoolean()
+              ? gap.plus(Duration.ofMinutes(5 + random.nextInt(10)))
+              : null;
       boolean panes =
           kind == Kind.TUMBLING_PANES || kind == Kind.HOPPING_PANES || kind == Kind.SESSIONS_PANES;
       int which = panes ? random.nextInt(3) : -1; // early results, a grace period, or both
       this.early = which == 0 || which == 2 ? Duration.ofSeconds(20 + random.nextInt(100)) : null;
-      this.grace = which == 1 || which == 2 ? Duration.ofSeconds(1 + random.nextInt(300)) : null;
+      this.grace =
+          which == 1 || which == 2
+              ? (random.nextInt(8) == 0
+                  ? java.time.temporal.ChronoUnit.FOREVER.getDuration() // issue 32, defect 6
+                  : Duration.ofSeconds(1 + random.nextInt(300)))
+              : null;
+      this.maxFutureSkew = random.nextInt(4) == 0 ? Duration.ofSeconds(random.nextInt(120)) : null;
+      int keys = 2 + random.nextInt(3);
+      // Issue 32, defect 5: now and then a record stamped at a bound of long.
+      int boundRecord = random.nextInt(10) == 0 ? random.nextInt(5) : -1;
       int partitionCount = 1 + random.nextInt(3);
       for (int p = 0; p < partitionCount; p++) {
         TopicPartition tp = new TopicPartition(TOPIC, p);
@@ -586,8 +639,14 @@ class HandOverModelTest {
         for (int offset = 0; offset < size; offset++) {
           t += random.nextInt(60_000);
           long eventTime = random.nextInt(3) == 0 ? t - random.nextInt(8 * 60_000) : t;
+          if (offset == boundRecord && p == 0) {
+            eventTime =
+                random.nextBoolean()
+                    ? Long.MAX_VALUE - random.nextInt(1_000)
+                    : Long.MIN_VALUE + random.nextInt(1_000);
+          }
           long id = p * 1_000L + offset;
-          String key = random.nextInt(20) == 0 ? null : "k" + random.nextInt(2);
+          String key = random.nextInt(20) == 0 ? null : "k" + random.nextInt(keys);
           if (key != null) {
             produced.add(id);
           }
@@ -626,6 +685,9 @@ class HandOverModelTest {
       }
       if (grace != null) {
         b.grace(grace);
+      }
+      if (maxFutureSkew != null) {
+        b.maxFutureSkew(maxFutureSkew);
       }
       return advance == null ? b : b.hopping(advance);
     }
@@ -778,7 +840,7 @@ class HandOverModelTest {
 
     /** No close, no commit: its partitions go to another instance, or to a restarted one. */
     void crash(Owner o) {
-      intervened |= o.windows.quietAdvances() > 0;
+      intervened |= o.windows.quietAdvances() > 0 || o.windows.stats().futureEvents() > 0;
       quietAdvances += (int) o.windows.quietAdvances();
       owners.remove(o);
       List<TopicPartition> orphaned = new ArrayList<>(o.positions.keySet());
@@ -811,8 +873,17 @@ class HandOverModelTest {
           o.write(false);
           o.commit();
         }
-        intervened |= o.windows.quietAdvances() > 0;
+        intervened |= o.windows.quietAdvances() > 0 || o.windows.stats().futureEvents() > 0;
         quietAdvances += (int) o.windows.quietAdvances();
+      }
+      // Every window closed, retired and written: nothing holds a commit (issue 32, defect 6).
+      for (TopicPartition tp : partitions) {
+        assertThat(group.get(tp))
+            .as("partition %d committed after the end; seed %d; %s", tp.partition(), seed, ops)
+            .isNotNull();
+        assertThat(group.get(tp).offset())
+            .as("partition %d's commit after the end; seed %d; %s", tp.partition(), seed, ops)
+            .isEqualTo(log.get(tp.partition()).size());
       }
     }
 
@@ -834,6 +905,8 @@ class HandOverModelTest {
               + early
               + " grace "
               + grace
+              + " guard "
+              + maxFutureSkew
               + (intervened ? " (a wall-clock rule intervened)" : "")
               + "; "
               + ops;
@@ -896,7 +969,10 @@ class HandOverModelTest {
       KafkaWindows<String, Long, Set<Long>> w =
           trace
               .builder()
-              .clock(new ManualClock(T0))
+              // With the guard, far ahead: no record is beyond it, as for an owner that found none.
+              .clock(
+                  new ManualClock(
+                      trace.maxFutureSkew == null ? T0 : Instant.parse("2200-01-01T00:00:00Z")))
               .lateRecordHandler(
                   (r, reason, t, end, wm) -> late.add(Long.parseLong((String) r.value())))
               .consumer(new MockConsumer<>("earliest"))

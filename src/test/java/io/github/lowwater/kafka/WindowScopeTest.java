@@ -47,7 +47,8 @@ class WindowScopeTest {
             new MockConsumer<String, String>("earliest"),
             Long.MAX_VALUE,
             Duration.ofSeconds(90).toNanos(),
-            Duration.ofHours(1).toMillis());
+            Duration.ofHours(1).toMillis(),
+            -1);
     return WindowScope.of(
         settings, cached, new RecordAdmission<>(null, scope == ResultScope.MERGED), null, 0);
   }

@@ -11,15 +11,20 @@ public final class Trials {
 
   private static final int DIVISOR = Math.max(1, Integer.getInteger("lowwater.trials.divisor", 1));
 
+  /** {@code -Dlowwater.trials.multiplier=10}: ten times the traces, for a run by hand. */
+  private static final int MULTIPLIER =
+      Math.max(1, Integer.getInteger("lowwater.trials.multiplier", 1));
+
   private Trials() {}
 
   /**
    * Returns how many of {@code traces} random traces to run.
    *
    * @param traces the number the test suite runs, {@code >= 1}
-   * @return {@code traces}, or under PIT a tenth of it but at least {@code min(traces, 8)}
+   * @return {@code traces} times the multiplier, or under PIT a tenth of it but at least {@code
+   *     min(traces, 8)}
    */
   public static int of(int traces) {
-    return Math.max(Math.min(traces, 8), traces / DIVISOR);
+    return Math.max(Math.min(traces, 8), (int) ((long) traces * MULTIPLIER / DIVISOR));
   }
 }
