@@ -93,7 +93,10 @@ import org.apache.kafka.common.TopicPartition;
  * pollFinalized()}, then commit these offsets: the commit never passes a record whose window is not
  * written. Turn off {@code enable.auto.commit}. A checkpoint claims only what one owner's history
  * proves: until a new owner has read through the position its predecessor had read to, it commits
- * the predecessor's offset and checkpoint unchanged.
+ * the predecessor's offset and checkpoint unchanged. The decisions taken from the wall clock
+ * between the committed offset and that position (quiet-period advances, the future guard's
+ * readings) ride in the checkpoint too, and the next owner replays them at the same records ({@code
+ * PER_PARTITION}; semantics rule 61).
  *
  * <p>On revocation or loss the listener commits nothing and drops the partition's state ({@code
  * PER_PARTITION}: its open windows too). Its next owner, or this instance after a restart, starts
@@ -892,8 +895,8 @@ public final class KafkaWindows<K, V, R> {
    * RecordMapper.Output#punctuate}), and the future-timestamp guard: with {@link
    * #maxFutureSkew(Duration)}, a record more than that ahead of the wall clock does not move its
    * partition's frontier (one device with a fast clock cannot make the in-order records after it
-   * late), is counted ({@code lowwater.events.future}), and is handled by the {@link
-   * #futureEventPolicy(FutureEventPolicy) policy}.
+   * late), is counted ({@code lowwater.events.future}), and goes to the late path ({@link
+   * #futureEventPolicy(FutureEventPolicy) LATE}, the only policy here).
    *
    * @param <V> the value type
    * @param <R> the result type

@@ -213,4 +213,36 @@ class HoppingWindowsTest {
     assertThat(windows.stats().openWindows()).isZero();
     assertThat(windows.stats().openEntries()).isZero();
   }
+
+  /**
+   * {@code windowable} says beforehand what {@code add} refuses: hopping windows take no event
+   * within a size of the {@code long} bounds, tumbling and session windows take every {@code long}
+   * (the Kafka driver routes such a record to the late path instead of failing every poll; issue
+   * 32, defect 5).
+   */
+  @Test
+  void windowableSaysWhichEventTimesAddRefuses() {
+    HoppingWindows<String, Long, Long> h =
+        HoppingWindows.builder(Duration.ofMillis(10), Duration.ofMillis(5), Aggregators.count())
+            .clock(new ManualClock())
+            .build();
+    assertThat(h.windowable(Long.MAX_VALUE - 10)).isTrue();
+    assertThat(h.windowable(Long.MAX_VALUE - 9)).isFalse();
+    assertThat(h.windowable(Long.MIN_VALUE + 10)).isTrue();
+    assertThat(h.windowable(Long.MIN_VALUE + 9)).isFalse();
+    assertThatThrownBy(() -> h.add("s", Long.MAX_VALUE - 9, "k", 1L))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(h.add("s", Long.MAX_VALUE - 10, "k", 1L)).isTrue();
+    TumblingWindows<String, Long, Long> t =
+        TumblingWindows.builder(Duration.ofMillis(10), Aggregators.count())
+            .clock(new ManualClock())
+            .build();
+    SessionWindows<String, Long, Long> s =
+        SessionWindows.builder(Duration.ofMillis(10), Aggregators.count())
+            .clock(new ManualClock())
+            .build();
+    assertThat(t.windowable(Long.MAX_VALUE)).isTrue();
+    assertThat(t.windowable(Long.MIN_VALUE)).isTrue();
+    assertThat(s.windowable(Long.MAX_VALUE)).isTrue();
+  }
 }
