@@ -14,8 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
-import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,18 +27,7 @@ class KafkaWindowsLongBoundsTest {
   final List<String> late = new ArrayList<>();
 
   static ConsumerRecord<String, String> at(long offset, long timestampMillis) {
-    return new ConsumerRecord<>(
-        P0.topic(),
-        P0.partition(),
-        offset,
-        timestampMillis,
-        TimestampType.CREATE_TIME,
-        0,
-        0,
-        "a",
-        "v",
-        new RecordHeaders(),
-        java.util.Optional.empty());
+    return KafkaWindowsWallClockTest.record(offset, timestampMillis, "a");
   }
 
   KafkaWindows<String, Long, Long> build(KafkaWindows.Builder<Long, Long> b) {
