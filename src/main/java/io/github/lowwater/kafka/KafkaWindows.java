@@ -378,7 +378,7 @@ public final class KafkaWindows<K, V, R> {
           try {
             // The predecessor's wall-clock decisions before this record, then the record: the
             // raise's rows are dropped inside, and replaying is on for the record's own.
-            p.replayTo(r.offset(), dropReplayedRows);
+            p.wallClock.replayTo(r.offset(), dropReplayedRows, p.windows);
             if (replay) {
               p.windows.replaying(true);
             }
@@ -400,7 +400,7 @@ public final class KafkaWindows<K, V, R> {
           Rewind.afterFailure(consumer, records, tp, batch.get(mapped).offset());
           throw rethrow(mapperFailure);
         }
-        p.replayTo(p.nextOffset, dropReplayedRows); // those after the batch's last record
+        p.wallClock.replayTo(p.nextOffset, dropReplayedRows, p.windows); // after the last record
       } finally {
         admission.end(p);
       }

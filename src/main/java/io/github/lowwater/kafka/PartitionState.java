@@ -40,19 +40,8 @@ final class PartitionState<K, V, R> {
 
   final OffsetLedger ledger = new OffsetLedger();
 
-  /**
-   * The wall-clock decisions since the committed offset ({@code PER_PARTITION}): restored from the
-   * checkpoint and replayed, then this owner's own, carried by its checkpoints.
-   */
-  final WallClockHistory history = new WallClockHistory();
-
-  /** The clock of the windows with the future guard on ({@code PER_PARTITION}), or {@code null}. */
-  private PartitionClock guardClock;
-
-  private long futureSkewMillis;
-
-  /** Whether the restored history has guard readings: the previous owner had the guard on. */
-  private boolean restoredGuard;
+  /** Its wall-clock decisions: recorded, carried by the checkpoint, replayed by the next owner. */
+  final PartitionWallClock wallClock = new PartitionWallClock();
 
   /** The last offset and checkpoint whose history fitted in a checkpoint, or {@code null}. */
   private OffsetAndMetadata lastFitting;
@@ -115,89 +104,6 @@ final class PartitionState<K, V, R> {
         windows instanceof SessionWindows<K, V, R> s ? s : null; // the kind, fixed at build()
     this.source = windows.source(partition);
     this.quiet = quiet;
-  }
-
-  /**
-   * Turns on the recording and the replay of the future guard's wall-clock readings: the windows'
-   * clock is {@code clock}, pinned for each record to the reading in force.
-   */
-  void guard(PartitionClock clock, long maxFutureSkewMillis) {
-    this.guardClock = clock;
-    this.futureSkewMillis = maxFutureSkewMillis;
-  }
-
-  /**
-   * Restores the previous owner's wall-clock decisions, to be replayed at the same records ({@code
-   * PER_PARTITION}).
-   */
-  void restoreHistory(String encoded) {
-    history.restore(encoded);
-    restoredGuard = encoded.indexOf(WallClockHistory.GUARD) >= 0;
-  }
-
-  /**
-   * Applies the previous owner's wall-clock decisions that took effect before the record at {@code
-   * offset} (or, at the end of a batch, before the next offset to read): its quiet-period raises,
-   * at the same records as it did, and its guard readings. A raise's rows are dropped when {@code
-   * dropRows}: the previous owner handed them out before the commit that carried them.
-   */
-  void replayTo(long offset, boolean dropRows) {
-    while (history.due(offset)) {
-      if (history.dueKind() != WallClockHistory.RAISE) {
-        history.applyDue();
-        continue;
-      }
-      long watermark = history.applyDue();
-      if (dropRows) {
-        windows.replaying(true);
-      }
-      try {
-        windows.advanceTo(TimeMath.saturatedAdd(watermark, windows.allowedLatenessMillis()));
-      } finally {
-        if (dropRows) {
-          windows.replaying(false);
-        }
-      }
-    }
-  }
-
-  /** Records a quiet-period raise of the watermark, made after the records read so far. */
-  void raised() {
-    history.raised(Math.max(nextOffset, 0), windows.watermark());
-  }
-
-  /**
-   * Puts in force, for the record at {@code offset} with event time {@code t}, the guard reading
-   * every owner uses for it: below the previous owner's read position, the one it recorded; else
-   * the recorded one, unless the record is beyond its limit and within the live wall clock's, in
-   * which case the live reading is recorded from this record on (a reading that changes no verdict
-   * is not recorded). So the windows' verdict is the live guard's, and the next owner's the same.
-   * Nothing to do with the guard off. Undo with {@link #unpinGuard()}.
-   */
-  void pinGuard(long offset, long t) {
-    if (guardClock == null) {
-      return;
-    }
-    long reading = history.guardWall();
-    boolean replay = restoredGuard && offset < readThroughOffset;
-    if (!replay
-        && (reading == WallClockHistory.NO_READING
-            || t > TimeMath.saturatedAdd(reading, futureSkewMillis))) {
-      long now = guardClock.liveWallMillis();
-      if (reading == WallClockHistory.NO_READING
-          || (now > reading && t <= TimeMath.saturatedAdd(now, futureSkewMillis))) {
-        history.guardRead(offset, now);
-        reading = now;
-      }
-    }
-    guardClock.pin(reading);
-  }
-
-  /** Ends {@link #pinGuard}. */
-  void unpinGuard() {
-    if (guardClock != null) {
-      guardClock.unpin();
-    }
   }
 
   /** Whether the windows are session windows. */
@@ -317,7 +223,7 @@ final class PartitionState<K, V, R> {
       return false;
     }
     nextOffset = position;
-    replayTo(position, false); // the predecessor's raises before the gap still hold
+    wallClock.replayTo(position, false, windows); // the predecessor's raises before the gap
     return true;
   }
 
@@ -402,8 +308,8 @@ final class PartitionState<K, V, R> {
       watermark = ledger.watermarkBefore(oldest);
       frontier = ledger.frontierBefore(oldest);
     }
-    String wallClock = history.encodeFrom(offset);
-    if (wallClock == null) {
+    String decisions = wallClock.encodeFrom(offset);
+    if (decisions == null) {
       // More wall-clock decisions since the offset than a checkpoint carries: the last checkpoint
       // that carried them all still holds (issue 32); the commit moves on once the oldest pending
       // windows are returned. Null: nothing this owner can claim yet.
@@ -420,7 +326,7 @@ final class PartitionState<K, V, R> {
             nextOffset,
             windows.graceMillis(),
             windows.earlyResultsMillis(),
-            wallClock);
+            decisions);
     lastFitting = new OffsetAndMetadata(offset, checkpoint.encode());
     return lastFitting;
   }

@@ -46,7 +46,7 @@ final class PerPartitionScope<K, V, R> extends WindowScope<K, V, R> {
                 nowNanos),
             nowNanos);
     if (guarded) {
-      p.guard(guardClock, settings.maxFutureSkewMillis());
+      p.wallClock.guard(guardClock, settings.maxFutureSkewMillis());
     }
     return p;
   }
@@ -70,7 +70,7 @@ final class PerPartitionScope<K, V, R> extends WindowScope<K, V, R> {
     p.windows.restoreNewestEventTime(checkpoint.frontierMillis());
     // The wall-clock decisions it took between the committed offset and n, replayed at the same
     // records: the re-read then judges every record as the predecessor did (issue 32).
-    p.restoreHistory(checkpoint.history());
+    p.wallClock.restore(checkpoint.history());
   }
 
   @Override
@@ -98,7 +98,8 @@ final class PerPartitionScope<K, V, R> extends WindowScope<K, V, R> {
           && !p.behindPreviousOwner() // records it has not received yet exist: not quiet
           && p.quiet.due(nowNanos, p.windows.watermark(), wall)
           && advance(p.windows, wall)) {
-        p.raised(); // a wall-clock decision: the next owner replays it at the same records
+        // A wall-clock decision after the records read so far: the next owner replays it there.
+        p.wallClock.raised(p.nextOffset, p.windows.watermark());
       }
     }
   }

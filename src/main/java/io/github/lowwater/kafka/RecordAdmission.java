@@ -115,11 +115,12 @@ final class RecordAdmission<K, V, R> {
       decide(p, r, out); // skipped: no time to judge
       return;
     }
-    p.pinGuard(r.offset(), out.eventTimeMillis); // the guard reading every owner uses for it
+    // The guard reading every owner uses for this record (semantics rule 61).
+    p.wallClock.pin(r.offset(), out.eventTimeMillis, p.readThroughOffset);
     try {
       decide(p, r, out);
     } finally {
-      p.unpinGuard();
+      p.wallClock.unpin();
     }
   }
 
