@@ -110,6 +110,71 @@ class HandOverModelTest {
     perPartition(Trials.of(1_500), Kind.SESSIONS_PANES);
   }
 
+  /**
+   * The model's sink for sessions is the one of docs/kafka.md ("Sinks for early and late rows"): a
+   * row a session row replaces becomes a tombstone of the writer's generation, whatever becomes of
+   * the replacing row. A write that fails part-way and rewinds to the last commit, or an emit whose
+   * commit failed, writes a session's rows again in the same generation, the row under its old
+   * start among them. The model's sink had deleted that row and forgotten it, and it refused the
+   * replacing row again as stale (it held a higher index of the session) without deleting what that
+   * row replaces: the old start's row came back, and its records were in two rows (ten times the
+   * traces: seed 4639 of the {@code PER_PARTITION} session panes, "record 1001 in two rows", and
+   * seed 2771 of the {@code MERGED} ones, "record 0 in two rows"). The windows are right to give
+   * the rows again: a rewind gives the same rows, with the same panes, as a hand-over.
+   */
+  @Test
+  void aReplacedSessionRowStaysDeletedWhenTheSameGenerationWritesTheSessionsRowsAgain() {
+    Trace trace = new Trace(1, ResultScope.PER_PARTITION, Kind.SESSIONS_PANES); // for its sink
+    TopicPartition p0 = new TopicPartition(TOPIC, 0);
+    MockConsumer<String, String> consumer = KafkaWindowsTest.assigned(p0);
+    KafkaWindows<String, Long, Set<Long>> w =
+        KafkaWindows.sessions(Duration.ofMinutes(2), new Ids())
+            .allowedLateness(Duration.ZERO)
+            .earlyResults(Duration.ofMinutes(1))
+            .clock(new ManualClock(T0.plus(Duration.ofDays(1)))) // no wall-clock rule acts
+            .consumer(consumer)
+            .build();
+    w.rebalanceListener().onPartitionsAssigned(List.of(p0));
+    List<ConsumerRecord<String, String>> log =
+        List.of(
+            KafkaWindowsMockConsumerTest.record(p0, 0, 1, "a"), // a session [1, 3)
+            KafkaWindowsMockConsumerTest.record(p0, 1, 2.5, "b"), // a's mark 2: EARLY#0 at 1
+            KafkaWindowsMockConsumerTest.record(p0, 2, 0.6, "a"), // a starts at 0.6
+            KafkaWindowsMockConsumerTest.record(p0, 3, 3, "b")); // a's row at 0.6 replaces 1
+    List<String> written = new ArrayList<>();
+    for (int reading = 0; reading < 2; reading++) {
+      w.onPoll(KafkaWindowsTest.recordsOf(log), r -> r.key(), r -> r.offset());
+      for (WindowResult<String, Set<Long>> r : w.pollFinalized()) {
+        written.add(
+            r.key()
+                + "@"
+                + (r.start() - KafkaWindowsMockConsumerTest.millis(0)) / 6_000 / 10.0
+                + " "
+                + new TreeSet<>(r.value()) // Set.copyOf has no order
+                + " "
+                + r.timing()
+                + "#"
+                + r.index()
+                + " replaces "
+                + r.replaces().size());
+        trace.upsert(r, 1); // one generation: the instance keeps its partition
+      }
+      w.rewindToLastCommit(List.of(p0)); // nothing committed: read again from offset 0
+    }
+    List<String> oneReading =
+        List.of(
+            "a@1.0 [0] EARLY#0 replaces 0",
+            "a@0.6 [0, 2] EARLY#1 replaces 1",
+            "a@0.6 [0, 2] ON_TIME#2 replaces 0");
+    assertThat(written.subList(0, 3)).isEqualTo(oneReading);
+    assertThat(written.subList(3, 6)).as("the rewind gives the same rows").isEqualTo(oneReading);
+    assertThat(trace.rows)
+        .as("a's row under its old start stays deleted")
+        .isEqualTo(
+            Map.of(
+                Arrays.asList(KafkaWindowsMockConsumerTest.millis(0.6), p0, "a"), Set.of(0L, 2L)));
+  }
+
   /** The window kind of a trace. */
   enum Kind {
     TUMBLING,
@@ -692,11 +757,15 @@ class HandOverModelTest {
       return advance == null ? b : b.hopping(advance);
     }
 
+    /** The index of a tombstone (docs/kafka.md's {@code pane_index = 2147483647}). */
+    static final long TOMBSTONE = Integer.MAX_VALUE;
+
     /**
      * The sink. Without panes, an upsert by (window, partition, key); with them, the conditional
      * upsert of docs/kafka.md: a row replaces the held one iff its (generation, index) is not
-     * lower, so that a newer owner's rows replace an older one's and a stale row is refused; and a
-     * log of every row by index.
+     * lower, so that a newer owner's rows replace an older one's and a stale row is refused; a
+     * session row's replaced rows become tombstones of the writer's generation (its {@code MERGE},
+     * as {@link PaneSink} runs it); and a log of every row by index.
      */
     void upsert(WindowResult<String, Set<Long>> r, int generation) {
       newestWrittenEnd = Math.max(newestWrittenEnd, r.end());
@@ -707,16 +776,19 @@ class HandOverModelTest {
         if (before != null && !before.equals(r.value())) {
           rewrites.add(pane + ": " + before + " -> " + r.value() + " at the same index");
         }
-        long[] before2 = held.get(key);
-        if (newer(before2, generation, r.index())) {
-          return; // a stale row: the sink refuses it
-        }
-        for (long start : r.replaces()) { // sessions: delete what this row replaces, unless newer
+        // Sessions: what this row replaces becomes a tombstone of the writer's generation, unless
+        // a newer generation holds it, whether or not the row itself is stale; the tombstone's
+        // index is the highest, so that no write of that generation brings the row back.
+        for (long start : r.replaces()) {
           List<Object> gone = Arrays.asList(start, r.source(), r.key());
-          if (!newer(held.get(gone), generation, r.index())) {
-            held.remove(gone);
+          long[] was = held.get(gone);
+          if (was == null || was[0] <= generation) {
+            held.put(gone, new long[] {generation, TOMBSTONE});
             rows.remove(gone);
           }
+        }
+        if (newer(held.get(key), generation, r.index())) {
+          return; // a stale row: the sink refuses it
         }
         held.put(key, new long[] {generation, r.index()});
         rows.put(key, r.value());
