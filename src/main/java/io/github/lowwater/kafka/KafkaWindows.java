@@ -366,6 +366,7 @@ public final class KafkaWindows<K, V, R> {
       }
       scope.activity(p, nowNanos);
       p.lastRecordNanos = nowNanos;
+      p.pollWallMillis = clock.wallMillis();
       admission.begin(p, batch, mapper); // every key looked up ahead: their cache misses overlap
       try {
         int mapped = admission.mapped();
@@ -655,6 +656,127 @@ public final class KafkaWindows<K, V, R> {
     PartitionState<?, ?, ?> p =
         table.view().partitions().get(Objects.requireNonNull(partition, "partition"));
     return p == null ? WatermarkTracker.NO_WATERMARK : p.publishedOldestSessionStart();
+  }
+
+  /**
+   * Returns how many records of an assigned partition the consumer has not delivered yet: the log
+   * end (the last stable offset under {@code read_committed}) minus the consumer's position, as the
+   * consumer knew it at the end of the last {@link #onPoll} ({@code Consumer.currentLag}, no remote
+   * call). It is the lag a monitor would show if the committed offset followed what is processed;
+   * the committed offset trails by the {@linkplain #resumeDistance(TopicPartition) resume distance}
+   * (docs/operations.md). Any thread.
+   *
+   * @param partition the partition
+   * @return the lag in records, or -1 if it is not known (not assigned, or not fetched yet)
+   * @throws NullPointerException if {@code partition} is null
+   */
+  public long processedLag(TopicPartition partition) {
+    PartitionState<?, ?, ?> p = assigned(partition);
+    return p == null ? -1 : p.progress.lag();
+  }
+
+  /**
+   * Returns how many records a new owner of an assigned partition would read again: from the offset
+   * {@link #committableOffsets()} would give (the oldest record of a window not returned yet) to
+   * the read position, as of the end of the last {@link #onPoll}. It grows with the window size,
+   * the allowed lateness, the grace period and sessions that have not ended. Any thread.
+   *
+   * @param partition the partition
+   * @return the distance in records, 0 when no record is held, or -1 if it is not known (not
+   *     assigned, or no record read yet)
+   * @throws NullPointerException if {@code partition} is null
+   */
+  public long resumeDistance(TopicPartition partition) {
+    PartitionState<?, ?, ?> p = assigned(partition);
+    return p == null ? -1 : p.progress.resumeDistance();
+  }
+
+  /**
+   * Returns how long ago, in wall-clock time, this instance read the record a new owner of an
+   * assigned partition would resume from (the record at the offset {@link #committableOffsets()}
+   * would give), as of the end of the last {@link #onPoll}. Any thread.
+   *
+   * @param partition the partition
+   * @param nowMillis the wall clock, epoch milliseconds (the clock given to the builder)
+   * @return the age in milliseconds, 0 when no record is held, or -1 if it is not known (not
+   *     assigned, no record read yet, or a new owner that has not read its predecessor's records)
+   * @throws NullPointerException if {@code partition} is null
+   */
+  public long resumeAgeMillis(TopicPartition partition, long nowMillis) {
+    PartitionState<?, ?, ?> p = assigned(partition);
+    return p == null ? -1 : age(nowMillis, p.progress.resumeReadMillis());
+  }
+
+  /**
+   * Returns how old, in event time, the record a new owner of an assigned partition would resume
+   * from is: the partition's frontier minus that record's event time, as of the end of the last
+   * {@link #onPoll}. Any thread.
+   *
+   * @param partition the partition
+   * @return the age in milliseconds, 0 when no record is held, or -1 if it is not known
+   * @throws NullPointerException if {@code partition} is null
+   */
+  public long resumeEventAgeMillis(TopicPartition partition) {
+    PartitionState<?, ?, ?> p = assigned(partition);
+    return p == null ? -1 : age(p.publishedFrontier(), p.progress.resumeEventTimeMillis());
+  }
+
+  /**
+   * Returns the largest {@link #processedLag(TopicPartition)} over the assigned partitions; any
+   * thread.
+   *
+   * @return records, or -1 when no partition's lag is known
+   */
+  public long maxProcessedLag() {
+    long max = -1;
+    for (PartitionState<?, ?, ?> p : table.view().partitions().values()) {
+      max = Math.max(max, p.progress.lag());
+    }
+    return max;
+  }
+
+  /**
+   * Returns the largest {@link #resumeDistance(TopicPartition)} over the assigned partitions; any
+   * thread.
+   *
+   * @return records, or -1 when no partition's distance is known
+   */
+  public long maxResumeDistance() {
+    long max = -1;
+    for (PartitionState<?, ?, ?> p : table.view().partitions().values()) {
+      max = Math.max(max, p.progress.resumeDistance());
+    }
+    return max;
+  }
+
+  /**
+   * Returns the largest {@link #resumeAgeMillis(TopicPartition, long)} over the assigned
+   * partitions; any thread.
+   *
+   * @param nowMillis the wall clock, epoch milliseconds
+   * @return milliseconds, or -1 when no partition's age is known
+   */
+  public long maxResumeAgeMillis(long nowMillis) {
+    long max = -1;
+    for (PartitionState<?, ?, ?> p : table.view().partitions().values()) {
+      max = Math.max(max, age(nowMillis, p.progress.resumeReadMillis()));
+    }
+    return max;
+  }
+
+  /** {@code now - then}, 0 when nothing is held, -1 when either is not known; never negative. */
+  private static long age(long nowMillis, long thenMillis) {
+    if (thenMillis == PartitionProgress.NOTHING_HELD) {
+      return 0;
+    }
+    if (thenMillis == PartitionProgress.UNKNOWN || nowMillis == WatermarkTracker.UNSEEN) {
+      return -1;
+    }
+    return Math.max(0, TimeMath.saturatedSubtract(nowMillis, thenMillis));
+  }
+
+  private PartitionState<?, ?, ?> assigned(TopicPartition partition) {
+    return table.view().partitions().get(Objects.requireNonNull(partition, "partition"));
   }
 
   /**

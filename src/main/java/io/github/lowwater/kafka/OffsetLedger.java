@@ -5,10 +5,11 @@ import java.util.Arrays;
 /**
  * The offsets one partition still needs: for each window that holds records of the partition and
  * has not been returned yet, the offset of its oldest such record, with the partition's watermark
- * and frontier just before that record was read. The committable offset is the smallest held one
- * (or the next offset to read when none is held); the checkpoint committed with it carries the
- * watermark and frontier as of that offset, so that the next owner starts exactly where this one
- * stood when it read that record.
+ * and frontier just before that record was read, its event time and the wall-clock time it was read
+ * at (for the resume age, issue 33). The committable offset is the smallest held one (or the next
+ * offset to read when none is held); the checkpoint committed with it carries the watermark and
+ * frontier as of that offset, so that the next owner starts exactly where this one stood when it
+ * read that record.
  *
  * <p>Not thread-safe. Windows are kept sorted by end in parallel arrays; a partition holds a few
  * windows at a time, so {@link #hold} is O(held) in the worst case and O(1) for the usual
@@ -20,6 +21,8 @@ final class OffsetLedger {
   private long[] offsets = new long[4];
   private long[] watermarks = new long[4];
   private long[] frontiers = new long[4];
+  private long[] times = new long[4];
+  private long[] readWalls = new long[4];
   private int size;
 
   /**
@@ -31,8 +34,16 @@ final class OffsetLedger {
    * @param offset the record's offset
    * @param watermarkBefore the partition's watermark before the record was read
    * @param frontierBefore the partition's frontier before the record was read
+   * @param eventTimeMillis the record's event time
+   * @param readWallMillis the wall-clock time of the poll that read it
    */
-  void hold(long windowEndMillis, long offset, long watermarkBefore, long frontierBefore) {
+  void hold(
+      long windowEndMillis,
+      long offset,
+      long watermarkBefore,
+      long frontierBefore,
+      long eventTimeMillis,
+      long readWallMillis) {
     int i = indexOf(windowEndMillis);
     if (i >= 0) {
       return;
@@ -44,6 +55,8 @@ final class OffsetLedger {
       offsets = Arrays.copyOf(offsets, capacity);
       watermarks = Arrays.copyOf(watermarks, capacity);
       frontiers = Arrays.copyOf(frontiers, capacity);
+      times = Arrays.copyOf(times, capacity);
+      readWalls = Arrays.copyOf(readWalls, capacity);
     }
     int tail = size - at;
     if (tail > 0) {
@@ -51,11 +64,15 @@ final class OffsetLedger {
       System.arraycopy(offsets, at, offsets, at + 1, tail);
       System.arraycopy(watermarks, at, watermarks, at + 1, tail);
       System.arraycopy(frontiers, at, frontiers, at + 1, tail);
+      System.arraycopy(times, at, times, at + 1, tail);
+      System.arraycopy(readWalls, at, readWalls, at + 1, tail);
     }
     ends[at] = windowEndMillis;
     offsets[at] = offset;
     watermarks[at] = watermarkBefore;
     frontiers[at] = frontierBefore;
+    times[at] = eventTimeMillis;
+    readWalls[at] = readWallMillis;
     size++;
   }
 
@@ -76,6 +93,8 @@ final class OffsetLedger {
       System.arraycopy(offsets, n, offsets, 0, rest);
       System.arraycopy(watermarks, n, watermarks, 0, rest);
       System.arraycopy(frontiers, n, frontiers, 0, rest);
+      System.arraycopy(times, n, times, 0, rest);
+      System.arraycopy(readWalls, n, readWalls, 0, rest);
       size = rest;
     }
   }
@@ -119,6 +138,14 @@ final class OffsetLedger {
 
   long frontierBefore(int index) {
     return frontiers[index];
+  }
+
+  long eventTime(int index) {
+    return times[index];
+  }
+
+  long readWallMillis(int index) {
+    return readWalls[index];
   }
 
   /**

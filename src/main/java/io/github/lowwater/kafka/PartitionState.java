@@ -92,6 +92,12 @@ final class PartitionState<K, V, R> {
   /** The monotonic time of its last record, or of its assignment before the first. */
   long lastRecordNanos;
 
+  /** The wall-clock time of the poll whose records are being read: the ledger notes it. */
+  long pollWallMillis;
+
+  /** Its progress as other threads read it (issue 33), published once per poll. */
+  final PartitionProgress progress = new PartitionProgress();
+
   PartitionState(
       TopicPartition partition,
       EventTimeWindows<K, V, R> windows,
@@ -117,9 +123,9 @@ final class PartitionState<K, V, R> {
    * extra hold only makes the commit cautious. {@code key} is above {@code Long.MIN_VALUE}, the
    * cache's "none".
    */
-  void hold(long key, long offset, long watermarkBefore) {
+  void hold(long key, long offset, long watermarkBefore, long t) {
     if (key != lastHeldKey) {
-      ledger.hold(key, offset, watermarkBefore, frontier());
+      ledger.hold(key, offset, watermarkBefore, frontier(), t, pollWallMillis);
       lastHeldKey = key;
     }
   }
@@ -130,7 +136,7 @@ final class PartitionState<K, V, R> {
    */
   void holdSessionRecord(long t, long offset, long watermarkBefore) {
     long gap = sessions.gapMillis();
-    hold(TimeMath.saturatedAdd(t, gap - Math.floorMod(t, gap)), offset, watermarkBefore); // > t
+    hold(TimeMath.saturatedAdd(t, gap - Math.floorMod(t, gap)), offset, watermarkBefore, t); // > t
     readSinceRelease++;
   }
 
@@ -270,6 +276,48 @@ final class PartitionState<K, V, R> {
     return Math.max(restoredFrontierMillis, windows.frontier(source));
   }
 
+  /** Lets the ledger go of the windows returned so far; sessions release when they return. */
+  void releaseReturned() {
+    if (sessions == null) {
+      ledger.release(returnedThroughMillis);
+      if (lastHeldKey <= returnedThroughMillis) {
+        lastHeldKey = Long.MIN_VALUE;
+      }
+    }
+  }
+
+  /**
+   * Publishes the partition's progress for other threads (issue 33): where a new owner would resume
+   * (the offset {@link #committable()} would give, without computing a checkpoint), how far behind
+   * the read position that is, and when and at what event time the record there was read.
+   *
+   * @param lag the consumer's lag for the partition (log end minus position), -1 if unknown
+   */
+  void publishProgress(long lag) {
+    releaseReturned();
+    if (nextOffset < 0) {
+      progress.publish(lag, -1, PartitionProgress.UNKNOWN, PartitionProgress.UNKNOWN);
+    } else if (behindPreviousOwner()) {
+      long resume = restoredCommit.offset();
+      progress.publish(
+          lag,
+          Math.max(0, nextOffset - resume),
+          PartitionProgress.UNKNOWN,
+          PartitionProgress.UNKNOWN);
+    } else {
+      int oldest = ledger.oldest();
+      if (oldest < 0) {
+        progress.publish(lag, 0, PartitionProgress.NOTHING_HELD, PartitionProgress.NOTHING_HELD);
+      } else {
+        progress.publish(
+            lag,
+            Math.max(0, nextOffset - ledger.offset(oldest)),
+            ledger.readWallMillis(oldest),
+            ledger.eventTime(oldest));
+      }
+    }
+  }
+
   /**
    * Returns the offset to commit with its checkpoint: the oldest record in a window not returned
    * yet, or the next offset to read when there is none. Call only once the partition has delivered
@@ -286,12 +334,7 @@ final class PartitionState<K, V, R> {
    * @return the offset and its checkpoint metadata
    */
   OffsetAndMetadata committable() {
-    if (sessions == null) { // sessions release when their results are returned
-      ledger.release(returnedThroughMillis);
-      if (lastHeldKey <= returnedThroughMillis) {
-        lastHeldKey = Long.MIN_VALUE;
-      }
-    }
+    releaseReturned();
     if (behindPreviousOwner()) {
       return restoredCommit;
     }

@@ -1,6 +1,7 @@
 package io.github.lowwater.kafka;
 
 import java.time.Duration;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.TopicPartition;
@@ -11,8 +12,9 @@ import org.slf4j.LoggerFactory;
  * The per-poll work of {@link KafkaWindows} after the poll's records: a heartbeat for each paused
  * partition (paused time is neither idle nor quiet), the scope's part ({@link
  * WindowScope#afterPoll}: the idleness re-evaluation, the quiet-period advance, the alignment's
- * pauses and resumes), and the group watermark's periodic read. Not thread-safe: the polling
- * thread.
+ * pauses and resumes), each partition's progress for other threads (its lag and resume point), and
+ * the group watermark's periodic read. Not thread-safe: the polling thread. Per poll: {@code
+ * paused()}, {@code assignment()} and one {@code currentLag} per partition, none a remote call.
  *
  * @param <K> the window key type
  * @param <V> the value type
@@ -64,7 +66,21 @@ final class PollTick<K, V, R> {
       }
     }
     scope.afterPoll(table, paused, nowNanos, wall);
+    Set<TopicPartition> assigned = table.size() == 0 ? Set.of() : consumer.assignment();
+    for (PartitionState<K, V, R> p : table.states()) {
+      p.publishProgress(assigned.contains(p.partition) ? lag(p.partition) : -1);
+    }
     groupWatermark.maybeRefresh(nowNanos);
+  }
+
+  /**
+   * The consumer's lag for a partition it holds, from what its fetches told it (no remote call):
+   * the log end, or the last stable offset under {@code read_committed}, minus its position; -1
+   * when it does not know yet.
+   */
+  private long lag(TopicPartition tp) {
+    OptionalLong lag = consumer.currentLag(tp);
+    return lag.isPresent() ? lag.getAsLong() : -1;
   }
 
   /**

@@ -173,7 +173,7 @@ final class RecordAdmission<K, V, R> {
         lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, watermark);
       }
     } else {
-      p.hold(end, offset, watermark);
+      p.hold(end, offset, watermark, t);
     }
     take(p, offset, t, key, value);
   }

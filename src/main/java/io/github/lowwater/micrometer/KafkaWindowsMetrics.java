@@ -218,6 +218,7 @@ public final class KafkaWindowsMetrics implements MeterBinder, AutoCloseable {
             windows,
             KafkaWindows::pausedPartitionCount));
     WindowStatsMeters.bind(registry, tags, windows, KafkaWindows::stats, meters);
+    ProgressMeters.bindInstance(registry, tags, windows, wall, meters);
     meters.add(
         registry,
         Meters.counter(
@@ -357,6 +358,7 @@ public final class KafkaWindowsMetrics implements MeterBinder, AutoCloseable {
             partitionTags,
             windows,
             w -> Meters.lagMillis(wall.wallMillis(), w.watermark(tp))));
+    ProgressMeters.bindPartition(registry, partitionTags, windows, tp, wall, bound);
     if (windows.sessionWindows()) {
       bound.add(
           registry,

@@ -43,6 +43,13 @@ final class Meters {
   static final String QUIET_ADVANCES = "lowwater.quiet.advances";
   static final String ALIGNMENT_PAUSES = "lowwater.alignment.pauses";
   static final String ALIGNMENT_RESUMES = "lowwater.alignment.resumes";
+  static final String PARTITION_LAG = "lowwater.partition.lag";
+  static final String PARTITION_RESUME_DISTANCE = "lowwater.partition.resume.distance";
+  static final String PARTITION_RESUME_AGE = "lowwater.partition.resume.age";
+  static final String PARTITION_RESUME_EVENT_AGE = "lowwater.partition.resume.event.age";
+  static final String LAG_MAX = "lowwater.lag.max";
+  static final String RESUME_DISTANCE_MAX = "lowwater.resume.distance.max";
+  static final String RESUME_AGE_MAX = "lowwater.resume.age.max";
 
   static final String MILLISECONDS = "milliseconds"; // BaseUnits.MILLISECONDS is "ms"
   static final String EVENTS = BaseUnits.EVENTS;

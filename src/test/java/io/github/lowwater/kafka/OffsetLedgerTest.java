@@ -13,20 +13,22 @@ class OffsetLedgerTest {
   @Test
   void aWindowKeepsItsFirstOffsetAndTheStateBeforeIt() {
     OffsetLedger ledger = new OffsetLedger();
-    ledger.hold(300, 10, 100, 250);
-    ledger.hold(300, 11, 120, 260);
+    ledger.hold(300, 10, 100, 250, 260, 7_000);
+    ledger.hold(300, 11, 120, 260, 270, 8_000);
     assertThat(ledger.size()).isEqualTo(1);
     int oldest = ledger.oldest();
     assertThat(ledger.offset(oldest)).isEqualTo(10);
     assertThat(ledger.watermarkBefore(oldest)).isEqualTo(100);
     assertThat(ledger.frontierBefore(oldest)).isEqualTo(250);
+    assertThat(ledger.eventTime(oldest)).isEqualTo(260);
+    assertThat(ledger.readWallMillis(oldest)).isEqualTo(7_000);
   }
 
   @Test
   void theOldestOffsetMayBelongToANewerWindow() {
     OffsetLedger ledger = new OffsetLedger();
-    ledger.hold(600, 5, 0, 0); // out of order within the partition: a newer window first
-    ledger.hold(300, 6, 0, 0);
+    ledger.hold(600, 5, 0, 0, 0, 0); // out of order within the partition: a newer window first
+    ledger.hold(300, 6, 0, 0, 0, 0);
     assertThat(ledger.offset(ledger.oldest())).isEqualTo(5);
     ledger.release(300);
     assertThat(ledger.offset(ledger.oldest())).isEqualTo(5);
@@ -38,8 +40,8 @@ class OffsetLedgerTest {
   @Test
   void releaseAtTheLongBoundsEmptiesOrKeepsEverything() {
     OffsetLedger ledger = new OffsetLedger();
-    ledger.hold(Long.MAX_VALUE, 1, 0, 0);
-    ledger.hold(Long.MIN_VALUE + 1, 2, 0, 0);
+    ledger.hold(Long.MAX_VALUE, 1, 0, 0, 0, 0);
+    ledger.hold(Long.MIN_VALUE + 1, 2, 0, 0, 0, 0);
     ledger.release(Long.MIN_VALUE);
     assertThat(ledger.size()).isEqualTo(2);
     ledger.release(Long.MAX_VALUE);
@@ -60,10 +62,12 @@ class OffsetLedgerTest {
           long end = (random.nextInt(40) - 10) * 300L;
           long w = random.nextLong();
           long f = random.nextLong();
+          long t = random.nextLong();
+          long read = random.nextLong();
           offset += 1 + random.nextInt(3);
           trace.append(" hold(").append(end).append(',').append(offset).append(')');
-          ledger.hold(end, offset, w, f);
-          reference.putIfAbsent(end, new long[] {offset, w, f});
+          ledger.hold(end, offset, w, f, t, read);
+          reference.putIfAbsent(end, new long[] {offset, w, f, t, read});
         } else {
           long through = (random.nextInt(40) - 12) * 300L;
           trace.append(" release(").append(through).append(')');
@@ -86,6 +90,8 @@ class OffsetLedgerTest {
           assertThat(ledger.offset(oldest)).as(at).isEqualTo(min.getValue()[0]);
           assertThat(ledger.watermarkBefore(oldest)).as(at).isEqualTo(min.getValue()[1]);
           assertThat(ledger.frontierBefore(oldest)).as(at).isEqualTo(min.getValue()[2]);
+          assertThat(ledger.eventTime(oldest)).as(at).isEqualTo(min.getValue()[3]);
+          assertThat(ledger.readWallMillis(oldest)).as(at).isEqualTo(min.getValue()[4]);
         }
       }
     }

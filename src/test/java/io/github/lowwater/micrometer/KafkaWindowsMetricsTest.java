@@ -57,6 +57,38 @@ class KafkaWindowsMetricsTest {
     return GROUP.and("topic", tp.topic()).and("partition", Integer.toString(tp.partition()));
   }
 
+  /**
+   * Issue 33: the progress meters read what {@code KafkaWindows} publishes at the end of each poll:
+   * the consumer's lag, the records a new owner would read again and how long ago the first of them
+   * was read; NaN before they are known.
+   */
+  @Test
+  void theProgressMetersShowTheLagTheResumeDistanceAndTheResumeAge() {
+    MockConsumer<String, String> consumer = new MockConsumer<>("earliest");
+    consumer.assign(List.of(P0));
+    consumer.updateBeginningOffsets(Map.of(P0, 0L));
+    consumer.updateEndOffsets(Map.of(P0, 5L));
+    KafkaWindows<String, Long, Long> windows = builder(Duration.ZERO).consumer(consumer).build();
+    windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    new KafkaWindowsMetrics(windows, GROUP, clock).bindTo(registry);
+    assertThat(value(registry, "lowwater.partition.lag", partition(P0))).isNaN();
+    assertThat(value(registry, "lowwater.partition.resume.distance", partition(P0))).isNaN();
+    assertThat(value(registry, "lowwater.resume.distance.max", GROUP)).isNaN();
+
+    consumer.addRecord(record(P0, 0, T + MINUTE));
+    consumer.addRecord(record(P0, 1, T + 2 * MINUTE));
+    feed(windows, consumer.poll(Duration.ZERO));
+    clock.advance(Duration.ofSeconds(40));
+    assertThat(value(registry, "lowwater.partition.lag", partition(P0))).isEqualTo(3.0);
+    assertThat(value(registry, "lowwater.lag.max", GROUP)).isEqualTo(3.0);
+    assertThat(value(registry, "lowwater.partition.resume.distance", partition(P0))).isEqualTo(2.0);
+    assertThat(value(registry, "lowwater.resume.distance.max", GROUP)).isEqualTo(2.0);
+    assertThat(value(registry, "lowwater.partition.resume.age", partition(P0))).isEqualTo(40_000.0);
+    assertThat(value(registry, "lowwater.resume.age.max", GROUP)).isEqualTo(40_000.0);
+    assertThat(value(registry, "lowwater.partition.resume.event.age", partition(P0)))
+        .isEqualTo(1.0 * MINUTE);
+  }
+
   @Test
   void bindsTheInstanceAndPartitionMetersWithTheirUnitsTagsAndValues() {
     KafkaWindows<String, Long, Long> windows =
@@ -72,9 +104,24 @@ class KafkaWindowsMetricsTest {
             "lowwater.events.future COUNTER events [group=counter]",
             "lowwater.events.late COUNTER events [group=counter]",
             "lowwater.group.watermark.lag GAUGE milliseconds [group=counter]",
+            "lowwater.lag.max GAUGE records [group=counter]",
             "lowwater.partition.frontier.lag GAUGE milliseconds"
                 + " [group=counter,partition=0,topic=arrivals]",
             "lowwater.partition.frontier.lag GAUGE milliseconds"
+                + " [group=counter,partition=1,topic=arrivals]",
+            "lowwater.partition.lag GAUGE records [group=counter,partition=0,topic=arrivals]",
+            "lowwater.partition.lag GAUGE records [group=counter,partition=1,topic=arrivals]",
+            "lowwater.partition.resume.age GAUGE milliseconds"
+                + " [group=counter,partition=0,topic=arrivals]",
+            "lowwater.partition.resume.age GAUGE milliseconds"
+                + " [group=counter,partition=1,topic=arrivals]",
+            "lowwater.partition.resume.distance GAUGE records"
+                + " [group=counter,partition=0,topic=arrivals]",
+            "lowwater.partition.resume.distance GAUGE records"
+                + " [group=counter,partition=1,topic=arrivals]",
+            "lowwater.partition.resume.event.age GAUGE milliseconds"
+                + " [group=counter,partition=0,topic=arrivals]",
+            "lowwater.partition.resume.event.age GAUGE milliseconds"
                 + " [group=counter,partition=1,topic=arrivals]",
             "lowwater.partition.watermark.lag GAUGE milliseconds"
                 + " [group=counter,partition=0,topic=arrivals]",
@@ -87,6 +134,8 @@ class KafkaWindowsMetricsTest {
             "lowwater.quiet.advances COUNTER advances [group=counter]",
             "lowwater.records.redelivered COUNTER records [group=counter]",
             "lowwater.records.skipped COUNTER records [group=counter]",
+            "lowwater.resume.age.max GAUGE milliseconds [group=counter]",
+            "lowwater.resume.distance.max GAUGE records [group=counter]",
             "lowwater.rows.early COUNTER rows [group=counter]",
             "lowwater.rows.late COUNTER rows [group=counter]",
             "lowwater.watermark.lag GAUGE milliseconds [group=counter]",
@@ -229,14 +278,14 @@ class KafkaWindowsMetricsTest {
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
     KafkaWindowsMetrics metrics = new KafkaWindowsMetrics(windows, GROUP, clock);
     metrics.bindTo(registry);
-    assertThat(registry.getMeters()).hasSize(20 + 2);
+    assertThat(registry.getMeters()).hasSize(23 + 6); // 23 instance meters, 6 per partition
     windows.rebalanceListener().onPartitionsAssigned(List.of(P1));
     metrics.bindTo(registry); // already bound: only refreshes
-    assertThat(registry.getMeters()).hasSize(20 + 4);
+    assertThat(registry.getMeters()).hasSize(23 + 12);
     metrics.close();
     assertThat(registry.getMeters()).isEmpty();
     metrics.bindTo(registry);
-    assertThat(registry.getMeters()).hasSize(20 + 4);
+    assertThat(registry.getMeters()).hasSize(23 + 12);
     assertThat(metrics.partitionsWithMeters()).containsExactlyInAnyOrder(P0, P1);
   }
 
