@@ -18,7 +18,7 @@ import org.apache.kafka.clients.consumer.Consumer;
  * copy), {@code clock} the caller's clock or {@code null}. {@code size} is null for session
  * windows, and {@code gap} (with its optional {@code maxSessionSpan}) for the others; {@code
  * advance} is null for tumbling windows. {@code maxFutureSkewMillis} is the future guard's skew, -1
- * when the guard is off.
+ * when the guard is off; {@code progressGroup} is null without a progress group.
  *
  * @param <V> the value type
  * @param <R> the result type
@@ -38,7 +38,8 @@ record KafkaSettings<V, R>(
     long maxDriftMillis,
     long quietAdvanceAfterNanos,
     long quietAdvanceMaxLagMillis,
-    long maxFutureSkewMillis) {
+    long maxFutureSkewMillis,
+    ProgressGroup.Config progressGroup) {
 
   /**
    * Builds one set of windows (a partition's, or the merged ones) over the driver's cached clock.

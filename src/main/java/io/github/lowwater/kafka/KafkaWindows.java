@@ -26,6 +26,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -185,6 +186,9 @@ public final class KafkaWindows<K, V, R> {
   /** The group watermark reader. */
   private final GroupWatermark groupWatermark;
 
+  /** The progress group, or {@code null}. */
+  private final ProgressGroup progress;
+
   /** Whether results are being handed out: see requireNotDraining. */
   private boolean draining;
 
@@ -212,7 +216,11 @@ public final class KafkaWindows<K, V, R> {
               + Duration.ofMillis(maxDriftMillis));
     }
     this.groupWatermark = new GroupWatermark(consumer, settings.groupWatermarkIntervalNanos());
-    this.tick = new PollTick<>(consumer, scope, groupWatermark, settings.quietAdvanceAfterNanos());
+    this.progress =
+        settings.progressGroup() == null ? null : new ProgressGroup(settings.progressGroup());
+    this.tick =
+        new PollTick<>(
+            consumer, scope, groupWatermark, settings.quietAdvanceAfterNanos(), progress);
     this.lifecycle =
         new PartitionLifecycle<>(table, scope, new CheckpointReader(consumer), alignment);
   }
@@ -722,6 +730,26 @@ public final class KafkaWindows<K, V, R> {
   }
 
   /**
+   * Returns how many calls committed the processed positions to the {@linkplain
+   * Builder#progressGroup progress group}. Any thread.
+   *
+   * @return the number of calls that succeeded, 0 without a progress group
+   */
+  public long progressCommits() {
+    return progress == null ? 0 : progress.commits();
+  }
+
+  /**
+   * Returns how many calls to the {@linkplain Builder#progressGroup progress group} failed (each is
+   * tried again at the next interval). Any thread.
+   *
+   * @return the number of calls that failed, 0 without a progress group
+   */
+  public long progressFailures() {
+    return progress == null ? 0 : progress.failures();
+  }
+
+  /**
    * Returns the largest {@link #processedLag(TopicPartition)} over the assigned partitions; any
    * thread.
    *
@@ -1039,6 +1067,7 @@ public final class KafkaWindows<K, V, R> {
     private long quietAdvanceMaxLagMillis = -1;
     private long maxFutureSkewMillis = -1;
     private boolean futureEventPolicySet;
+    private ProgressGroup.Config progressGroup;
 
     /** Exactly one of {@code size} and {@code gap} is set, checked by the core's builder. */
     private Builder(Duration size, Duration gap, Aggregator<? super V, ?, R> aggregator) {
@@ -1120,6 +1149,48 @@ public final class KafkaWindows<K, V, R> {
       }
       super.futureEventPolicy(futureEventPolicy);
       futureEventPolicySet = true;
+      return this;
+    }
+
+    /**
+     * Turns on the progress group (issue 33): every {@code interval} at most, the processed
+     * position of each partition this instance holds (the offset after its last record read) is
+     * committed under {@code groupId}, a group that no consumer joins, through {@code admin}. The
+     * consumer's own committed offsets trail what is processed by design (a window, the allowed
+     * lateness, the grace period), so a lag monitor reading them sees a standing lag; pointed at
+     * the progress group ({@code kafka-consumer-groups --describe --group <groupId>}, Burrow, KEDA,
+     * an exporter), it shows the true one. The consumer's group is never touched. The calls are
+     * asynchronous: the polling thread never waits for one; one in flight makes the next intervals
+     * send nothing; a failure is logged (one WARN per run of failures) and counted ({@link
+     * KafkaWindows#progressFailures()}), and the next interval tries again. After a hand-over, a
+     * call of the previous owner still in flight may land after the new owner's first one: the next
+     * interval puts it right. Off by default.
+     *
+     * @param admin an Admin client of the consumer's cluster; the caller owns it and closes it
+     *     after the consumer
+     * @param groupId the group the positions are committed under, not the consumer's own, for
+     *     example {@code "<group>.progress"}
+     * @param interval the least time between two calls, {@code > 0}; ten seconds suits most
+     *     monitors
+     * @return this builder
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code groupId} is blank or {@code interval} is not
+     *     positive
+     * @throws IllegalStateException if the progress group was already set ({@link #build()} also
+     *     refuses the consumer's own group id)
+     */
+    public Builder<V, R> progressGroup(Admin admin, String groupId, Duration interval) {
+      Objects.requireNonNull(admin, "admin");
+      Objects.requireNonNull(groupId, "groupId");
+      if (groupId.isBlank()) {
+        throw new IllegalArgumentException("groupId must not be blank: \"" + groupId + "\"");
+      }
+      Checks.requirePositive(interval, "interval");
+      Checks.requireUnset(
+          progressGroup == null,
+          "progressGroup",
+          progressGroup == null ? null : progressGroup.groupId());
+      progressGroup = new ProgressGroup.Config(admin, groupId, TimeMath.toNanosSaturated(interval));
       return this;
     }
 
@@ -1323,6 +1394,15 @@ public final class KafkaWindows<K, V, R> {
                 + " windows read each partition's checkpoint from its committed offsets, and"
                 + " without it a restart overwrites written rows with partial values");
       }
+      if (progressGroup != null && progressGroup.groupId().equals(consumerGroupId(consumer))) {
+        throw new IllegalStateException(
+            "progressGroup must not be the consumer's own group: its committed offsets (with"
+                + " their checkpoints) are what the next owner of a partition starts from; use"
+                + " another group id, such as "
+                + progressGroup.groupId()
+                + ".progress: "
+                + progressGroup.groupId());
+      }
       if (maxDriftMillis != NO_DRIFT && resultScope() != ResultScope.MERGED) {
         throw new IllegalStateException(
             "maxDrift needs resultScope(MERGED): per-partition windows close on their own"
@@ -1348,8 +1428,18 @@ public final class KafkaWindows<K, V, R> {
               maxDriftMillis,
               quietAdvanceAfterNanos(),
               quietAdvanceMaxLagMillis(),
-              maxFutureSkewMillis);
+              maxFutureSkewMillis,
+              progressGroup);
       return new KafkaWindows<K, W, R>(settings); // checks maxDrift against the allowed lateness
+    }
+
+    /** The consumer's group id, or {@code null} for a consumer without a group. */
+    private static String consumerGroupId(Consumer<?, ?> consumer) {
+      try {
+        return consumer.groupMetadata().groupId();
+      } catch (org.apache.kafka.common.errors.InvalidGroupIdException e) {
+        return null; // no group.id: nothing to compare with
+      }
     }
 
     private ResultScope resultScope() {

@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * WindowScope#afterPoll}: the idleness re-evaluation, the quiet-period advance, the alignment's
  * pauses and resumes), each partition's progress for other threads (its lag and resume point), and
  * the group watermark's periodic read. Not thread-safe: the polling thread. Per poll: {@code
- * paused()}, {@code assignment()} and one {@code currentLag} per partition, none a remote call.
+ * paused()}, {@code assignment()} and one {@code currentLag} per partition, none a remote call;
+ * with a progress group, at most one asynchronous Admin call per interval.
  *
  * @param <K> the window key type
  * @param <V> the value type
@@ -31,15 +32,20 @@ final class PollTick<K, V, R> {
   /** How long a partition behind its predecessor waits for a record before its position is read. */
   private final long quietAfterNanos;
 
+  /** The progress group, or {@code null}. */
+  private final ProgressGroup progress;
+
   PollTick(
       Consumer<?, ?> consumer,
       WindowScope<K, V, R> scope,
       GroupWatermark groupWatermark,
-      long quietAfterNanos) {
+      long quietAfterNanos,
+      ProgressGroup progress) {
     this.consumer = consumer;
     this.scope = scope;
     this.groupWatermark = groupWatermark;
     this.quietAfterNanos = quietAfterNanos;
+    this.progress = progress;
   }
 
   /**
@@ -69,6 +75,9 @@ final class PollTick<K, V, R> {
     Set<TopicPartition> assigned = table.size() == 0 ? Set.of() : consumer.assignment();
     for (PartitionState<K, V, R> p : table.states()) {
       p.publishProgress(assigned.contains(p.partition) ? lag(p.partition) : -1);
+    }
+    if (progress != null) {
+      progress.maybeCommit(table.states(), nowNanos);
     }
     groupWatermark.maybeRefresh(nowNanos);
   }

@@ -50,6 +50,8 @@ final class Meters {
   static final String LAG_MAX = "lowwater.lag.max";
   static final String RESUME_DISTANCE_MAX = "lowwater.resume.distance.max";
   static final String RESUME_AGE_MAX = "lowwater.resume.age.max";
+  static final String PROGRESS_COMMITS = "lowwater.progress.commits";
+  static final String PROGRESS_FAILURES = "lowwater.progress.failures";
 
   static final String MILLISECONDS = "milliseconds"; // BaseUnits.MILLISECONDS is "ms"
   static final String EVENTS = BaseUnits.EVENTS;
@@ -62,6 +64,7 @@ final class Meters {
   static final String ADVANCES = "advances";
   static final String PAUSES = "pauses";
   static final String RESUMES = "resumes";
+  static final String CALLS = "calls";
 
   /** The tag keys of the per-partition meters. */
   static final String TOPIC = "topic";

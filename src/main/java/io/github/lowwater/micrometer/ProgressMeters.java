@@ -1,11 +1,14 @@
 package io.github.lowwater.micrometer;
 
+import static io.github.lowwater.micrometer.Meters.CALLS;
 import static io.github.lowwater.micrometer.Meters.LAG_MAX;
 import static io.github.lowwater.micrometer.Meters.MILLISECONDS;
 import static io.github.lowwater.micrometer.Meters.PARTITION_LAG;
 import static io.github.lowwater.micrometer.Meters.PARTITION_RESUME_AGE;
 import static io.github.lowwater.micrometer.Meters.PARTITION_RESUME_DISTANCE;
 import static io.github.lowwater.micrometer.Meters.PARTITION_RESUME_EVENT_AGE;
+import static io.github.lowwater.micrometer.Meters.PROGRESS_COMMITS;
+import static io.github.lowwater.micrometer.Meters.PROGRESS_FAILURES;
 import static io.github.lowwater.micrometer.Meters.RECORDS;
 import static io.github.lowwater.micrometer.Meters.RESUME_AGE_MAX;
 import static io.github.lowwater.micrometer.Meters.RESUME_DISTANCE_MAX;
@@ -70,6 +73,26 @@ final class ProgressMeters {
             tags,
             windows,
             w -> known(w.maxResumeAgeMillis(wall.wallMillis()))));
+    meters.add(
+        registry,
+        Meters.counter(
+            registry,
+            PROGRESS_COMMITS,
+            "Calls that committed the processed positions to the progress group, in calls",
+            CALLS,
+            tags,
+            windows,
+            KafkaWindows::progressCommits));
+    meters.add(
+        registry,
+        Meters.counter(
+            registry,
+            PROGRESS_FAILURES,
+            "Calls to the progress group that failed (tried again at the next interval), in calls",
+            CALLS,
+            tags,
+            windows,
+            KafkaWindows::progressFailures));
   }
 
   /** One partition's readings, tagged with it. */

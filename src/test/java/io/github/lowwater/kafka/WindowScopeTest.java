@@ -48,7 +48,8 @@ class WindowScopeTest {
             Long.MAX_VALUE,
             Duration.ofSeconds(90).toNanos(),
             Duration.ofHours(1).toMillis(),
-            -1);
+            -1,
+            null);
     return WindowScope.of(
         settings, cached, new RecordAdmission<>(null, scope == ResultScope.MERGED), null, 0);
   }

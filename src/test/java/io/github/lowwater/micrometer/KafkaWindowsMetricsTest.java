@@ -131,6 +131,8 @@ class KafkaWindowsMetricsTest {
             "lowwater.partitions.assigned GAUGE partitions [group=counter]",
             "lowwater.partitions.idle GAUGE partitions [group=counter]",
             "lowwater.partitions.paused GAUGE partitions [group=counter]",
+            "lowwater.progress.commits COUNTER calls [group=counter]",
+            "lowwater.progress.failures COUNTER calls [group=counter]",
             "lowwater.quiet.advances COUNTER advances [group=counter]",
             "lowwater.records.redelivered COUNTER records [group=counter]",
             "lowwater.records.skipped COUNTER records [group=counter]",
@@ -278,14 +280,14 @@ class KafkaWindowsMetricsTest {
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
     KafkaWindowsMetrics metrics = new KafkaWindowsMetrics(windows, GROUP, clock);
     metrics.bindTo(registry);
-    assertThat(registry.getMeters()).hasSize(23 + 6); // 23 instance meters, 6 per partition
+    assertThat(registry.getMeters()).hasSize(25 + 6); // 25 instance meters, 6 per partition
     windows.rebalanceListener().onPartitionsAssigned(List.of(P1));
     metrics.bindTo(registry); // already bound: only refreshes
-    assertThat(registry.getMeters()).hasSize(23 + 12);
+    assertThat(registry.getMeters()).hasSize(25 + 12);
     metrics.close();
     assertThat(registry.getMeters()).isEmpty();
     metrics.bindTo(registry);
-    assertThat(registry.getMeters()).hasSize(23 + 12);
+    assertThat(registry.getMeters()).hasSize(25 + 12);
     assertThat(metrics.partitionsWithMeters()).containsExactlyInAnyOrder(P0, P1);
   }
 
