@@ -32,6 +32,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -95,6 +96,11 @@ final class GroupDemo {
         (bootstrap, started) -> new Run(bootstrap, instances, out, started).run());
   }
 
+  /** The progress group of the demo's consumer group (docs/operations.md). */
+  static String progressGroup(String consumerGroup) {
+    return consumerGroup + ".progress";
+  }
+
   /** One run: the topic, the producer, the instances and the checks. */
   private static final class Run {
     private final String bootstrap;
@@ -156,7 +162,8 @@ final class GroupDemo {
         // so it dies in the catch-up and its partitions move during the live minutes.
         for (int i = 1; i <= instances; i++) {
           long killAfter = i == 1 ? backlogRecords / instances / 3 : -1;
-          members.add(new GroupMember("instance-" + i, bootstrap, topic, sink, control, killAfter));
+          members.add(
+              new GroupMember("instance-" + i, bootstrap, topic, sink, control, killAfter, admin));
         }
         control.register(members);
         for (GroupMember m : members) {
@@ -217,12 +224,49 @@ final class GroupDemo {
             producedCount());
 
         await(this::finishable, WAIT, "every partition owned by a survivor and read to its end");
+        reportLags(admin, ends);
         control.requestFinish();
         control.log("finishAll(), write, commit, then a plain close()");
         await(this::survivorsFinished, WAIT, "the survivors to finish");
         for (Thread t : threads) {
           t.join(TimeUnit.SECONDS.toMillis(30));
         }
+      }
+    }
+
+    /**
+     * The lag {@code kafka-consumer-groups --describe} shows for the consumer group (its commits
+     * trail by the open windows, by design) beside the lag it shows for the progress group (the
+     * processed positions): every record is read, so the second is the true one, zero.
+     */
+    private void reportLags(Admin admin, Map<TopicPartition, Long> ends) throws Exception {
+      String progress = progressGroup(topic);
+      await(
+          () -> lag(admin, progress, ends) == 0, WAIT, "the progress group to reach the log ends");
+      long committedLag = lag(admin, topic, ends);
+      control.log(
+          "every record read: kafka-consumer-groups shows a lag of %,d records for the consumer"
+              + " group %s (its commits wait for the open windows, by design) and of %,d for the"
+              + " progress group %s, the true lag",
+          committedLag, topic, lag(admin, progress, ends), progress);
+    }
+
+    /** The summed lag of a group's committed offsets, as {@code kafka-consumer-groups} has it. */
+    private long lag(Admin admin, String group, Map<TopicPartition, Long> ends) {
+      try {
+        Map<TopicPartition, OffsetAndMetadata> committed =
+            admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+        long lag = 0;
+        for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
+          OffsetAndMetadata om = committed.get(e.getKey());
+          lag += e.getValue() - (om == null ? 0 : om.offset());
+        }
+        return lag;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      } catch (java.util.concurrent.ExecutionException e) {
+        throw new IllegalStateException("could not read the offsets of " + group, e);
       }
     }
 

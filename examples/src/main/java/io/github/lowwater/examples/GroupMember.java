@@ -14,6 +14,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation;
 import org.apache.kafka.clients.consumer.CommitFailedException;
@@ -57,6 +58,7 @@ final class GroupMember implements Runnable {
   private volatile long recordsRead;
   private volatile long rowsWritten;
   private volatile long commits;
+  private final Admin admin;
   private volatile long commitsRefused;
   private volatile Set<Integer> owned = Set.of();
   private volatile boolean caughtUp;
@@ -69,6 +71,8 @@ final class GroupMember implements Runnable {
    *
    * @param killAfterRecords for the victim, how many records it reads before it stops committing
    *     (counted once every instance owns partitions); negative for the others
+   * @param admin the demo's Admin client, through which the instance commits its processed
+   *     positions to the progress group ({@link GroupDemo#progressGroup})
    */
   GroupMember(
       String name,
@@ -76,8 +80,10 @@ final class GroupMember implements Runnable {
       String topic,
       UpsertSink sink,
       GroupDemo.Control control,
-      long killAfterRecords) {
+      long killAfterRecords,
+      Admin admin) {
     this.name = name;
+    this.admin = admin;
     this.bootstrapServers = bootstrapServers;
     this.topic = topic;
     this.sink = sink;
@@ -95,6 +101,7 @@ final class GroupMember implements Runnable {
               .allowedLateness(GroupDemo.LATENESS)
               .groupWatermarkInterval(Duration.ofSeconds(1))
               .consumer(consumer)
+              .progressGroup(admin, GroupDemo.progressGroup(topic), Duration.ofSeconds(1))
               .build();
       windows = w;
       Listener listener = new Listener(w.rebalanceListener());
