@@ -80,6 +80,10 @@ import org.apache.kafka.common.TopicPartition;
  *       not when the watermark lags the wall clock by more than {@code quietAdvanceMaxLag} (a
  *       replay or a backfill; logged once at WARN).
  *   <li>Alignment, if {@code maxDrift} is set ({@code MERGED} only); see {@code docs/kafka.md}.
+ *   <li>Each partition publishes its progress for other threads ({@link
+ *       #processedLag(TopicPartition)}, {@link #resumeDistance(TopicPartition)}, the resume age);
+ *       with a {@linkplain Builder#progressGroup progress group}, its positions are sent, at most
+ *       once per interval, without waiting.
  *   <li>The {@linkplain #groupWatermark() group watermark} is read from the committed offsets, once
  *       per {@code groupWatermarkInterval}.
  * </ol>

@@ -100,7 +100,7 @@ final class PartitionWallClock {
     guardClock.pin(reading);
   }
 
-  /** Ends {@link #pin}. */
+  /** Ends {@link #pin}; harmless when nothing is pinned. */
   void unpin() {
     if (guardClock != null) {
       guardClock.unpin();

@@ -111,12 +111,10 @@ final class RecordAdmission<K, V, R> {
     MappedRecord<K, V> out = extracted;
     batch.load(index, out);
     lookAhead.expect(p.windows, index, out.key);
-    if (!out.isEvent() && out.kind != MappedRecord.TIME && out.kind != MappedRecord.MARKER) {
-      decide(p, r, out); // skipped: no time to judge
-      return;
+    if (out.isEvent() || out.kind == MappedRecord.TIME || out.kind == MappedRecord.MARKER) {
+      // The guard reading every owner uses for this record (semantics rule 61).
+      p.wallClock.pin(r.offset(), out.eventTimeMillis, p.readThroughOffset);
     }
-    // The guard reading every owner uses for this record (semantics rule 61).
-    p.wallClock.pin(r.offset(), out.eventTimeMillis, p.readThroughOffset);
     try {
       decide(p, r, out);
     } finally {

@@ -66,13 +66,10 @@ final class WallClockHistory {
     }
     for (String entry : encoded.split(",", -1)) {
       int colon = entry.indexOf(':');
-      append(entry.charAt(0), Long.parseLong(entry.substring(1, colon)), parse(entry, colon));
+      long offset = Long.parseLong(entry.substring(1, colon));
+      append(entry.charAt(0), offset, Long.parseLong(entry.substring(colon + 1)));
     }
     replayEnd = size;
-  }
-
-  private static long parse(String entry, int colon) {
-    return Long.parseLong(entry.substring(colon + 1));
   }
 
   /**
