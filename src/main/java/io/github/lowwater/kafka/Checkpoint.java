@@ -18,6 +18,15 @@ import io.github.lowwater.WatermarkTracker;
  *       built with others can say that its rows will differ.
  * </ul>
  *
+ * <p>After {@code n}, either version has the field {@code o=<long>}: the offset the checkpoint was
+ * committed with, so that a reader can tell a checkpoint carried to another offset (MirrorMaker 2's
+ * offset translation to another cluster copies the metadata unchanged; a tool may recommit another
+ * offset with it) from its own: the other fields then name offsets of another log, and the reader
+ * does not use them. It is optional on reading (checkpoints written before it are taken as they
+ * are). Then, only after a partition's history began without a usable checkpoint, the field {@code
+ * i=<long>}: the rows of windows starting before it may lack records (see {@link MissingRecords}),
+ * so the next owner marks them too.
+ *
  * <p>Either version may end with an optional field {@code h=<entries>}: the wall-clock decisions
  * the partition's owners took between the committed offset and {@code n} ({@link WallClockHistory}:
  * quiet-period raises {@code q<offset>:<watermark>} and future-guard readings {@code
@@ -45,6 +54,10 @@ import io.github.lowwater.WatermarkTracker;
  * @param graceMillis the writer's grace period, 0 in version 1
  * @param earlyMillis the writer's period of early results, 0 for none (and in version 1)
  * @param history the encoded {@link WallClockHistory} entries, empty for none
+ * @param committedOffset the offset the checkpoint was committed with ({@code o}), or {@link
+ *     #UNRECORDED} when it was written without the field
+ * @param incompleteBeforeMillis rows of windows starting before it may lack records ({@code i}), or
+ *     {@link #COMPLETE} (no such window)
  */
 record Checkpoint(
     long writtenThroughMillis,
@@ -53,7 +66,15 @@ record Checkpoint(
     long readThroughOffset,
     long graceMillis,
     long earlyMillis,
-    String history) {
+    String history,
+    long committedOffset,
+    long incompleteBeforeMillis) {
+
+  /** {@link #committedOffset()} of a checkpoint written without it. */
+  static final long UNRECORDED = -1;
+
+  /** {@link #incompleteBeforeMillis()} when every row is complete. */
+  static final long COMPLETE = Long.MIN_VALUE;
 
   /** The version tag of a checkpoint without panes. */
   static final String VERSION = "lw1";
@@ -62,11 +83,11 @@ record Checkpoint(
   static final String VERSION_2 = "lw2";
 
   /**
-   * The longest encoded form: {@code lw2}, six fields of at most 20 digits and a sign, and the
+   * The longest encoded form: {@code lw2}, eight fields of at most 20 digits and a sign, and the
    * history field.
    */
   static final int MAX_LENGTH =
-      160 + 3 + WallClockHistory.MAX_ENTRIES * WallClockHistory.MAX_ENTRY_LENGTH;
+      210 + 3 + WallClockHistory.MAX_ENTRIES * WallClockHistory.MAX_ENTRY_LENGTH;
 
   static final Checkpoint NONE =
       new Checkpoint(
@@ -82,6 +103,27 @@ record Checkpoint(
       long watermarkMillis,
       long readThroughOffset) {
     this(writtenThroughMillis, frontierMillis, watermarkMillis, readThroughOffset, 0, 0, "");
+  }
+
+  /** A checkpoint without the offset it is committed with and without incomplete rows. */
+  Checkpoint(
+      long writtenThroughMillis,
+      long frontierMillis,
+      long watermarkMillis,
+      long readThroughOffset,
+      long graceMillis,
+      long earlyMillis,
+      String history) {
+    this(
+        writtenThroughMillis,
+        frontierMillis,
+        watermarkMillis,
+        readThroughOffset,
+        graceMillis,
+        earlyMillis,
+        history,
+        UNRECORDED,
+        COMPLETE);
   }
 
   /** A checkpoint without history. */
@@ -121,11 +163,35 @@ record Checkpoint(
             + ";w="
             + watermarkMillis
             + ";n="
-            + readThroughOffset;
+            + readThroughOffset
+            + (committedOffset == UNRECORDED ? "" : ";o=" + committedOffset)
+            + (incompleteBeforeMillis == COMPLETE ? "" : ";i=" + incompleteBeforeMillis);
     String h = history.isEmpty() ? "" : ";h=" + history;
     return paned()
         ? VERSION_2 + v1 + ";g=" + graceMillis + ";p=" + earlyMillis + h
         : VERSION + v1 + h;
+  }
+
+  /**
+   * Returns whether it may be used for a partition whose offset was committed at {@code offset}:
+   * unless it records another offset (it was carried there from another log).
+   */
+  boolean describes(long offset) {
+    return committedOffset == UNRECORDED || committedOffset == offset;
+  }
+
+  /** The same checkpoint committed with {@code offset}, its rows incomplete before {@code i}. */
+  Checkpoint at(long offset, long incompleteBefore) {
+    return new Checkpoint(
+        writtenThroughMillis,
+        frontierMillis,
+        watermarkMillis,
+        readThroughOffset,
+        graceMillis,
+        earlyMillis,
+        history,
+        offset,
+        incompleteBefore);
   }
 
   /**
@@ -150,12 +216,15 @@ record Checkpoint(
           metadata, "does not start with " + VERSION + "; or " + VERSION_2 + ";");
     }
     int fields = v2 ? 6 : 4;
-    if (parts.length != fields + 1 && parts.length != fields + 2) {
+    if (parts.length < fields + 1 || parts.length > fields + 4) {
       throw new CheckpointFormatException(
           metadata, "expected " + fields + " fields, found " + (parts.length - 1));
     }
-    String names = v2 ? "efwngph" : "efwnh";
+    // The required fields first, then the optional ones: h, o, i.
+    String names = v2 ? "efwngphoi" : "efwnhoi";
     long[] values = new long[6];
+    long committedOffset = UNRECORDED;
+    long incompleteBefore = COMPLETE;
     String history = "";
     int seen = 0;
     for (int i = 1; i < parts.length; i++) {
@@ -178,13 +247,21 @@ record Checkpoint(
         if (invalid != null) {
           throw new CheckpointFormatException(metadata, invalid);
         }
+      } else if (name == 'o') {
+        committedOffset = parseLong(metadata, name, part.substring(2));
+        if (committedOffset < 0) {
+          throw new CheckpointFormatException(metadata, "field 'o' is negative");
+        }
+      } else if (name == 'i') {
+        incompleteBefore = parseLong(metadata, name, part.substring(2));
       } else {
         values[field] = parseLong(metadata, name, part.substring(2));
       }
     }
-    if (Integer.bitCount(seen) != fields + (history.isEmpty() ? 0 : 1)) {
+    int required = (1 << fields) - 1;
+    if ((seen & required) != required) {
       throw new CheckpointFormatException(
-          metadata, "expected " + fields + " fields and an optional 'h'");
+          metadata, "expected " + fields + " fields and the optional 'h', 'o' and 'i'");
     }
     for (int field = 3; field < fields; field++) {
       if (values[field] < 0) {
@@ -193,7 +270,15 @@ record Checkpoint(
       }
     }
     return new Checkpoint(
-        values[0], values[1], values[2], values[3], values[4], values[5], history);
+        values[0],
+        values[1],
+        values[2],
+        values[3],
+        values[4],
+        values[5],
+        history,
+        committedOffset,
+        incompleteBefore);
   }
 
   private static long parseLong(String metadata, char name, String text) {

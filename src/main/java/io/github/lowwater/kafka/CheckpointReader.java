@@ -69,6 +69,33 @@ final class CheckpointReader {
   }
 
   /**
+   * Returns why a committed offset comes without a checkpoint this partition can use, or {@code
+   * null} when {@code parsed} is usable: no metadata (a tool's reset or recommit), metadata that is
+   * not a checkpoint this version reads, or a checkpoint committed with another offset (carried
+   * from another log: MirrorMaker 2 translates a group's offsets to another cluster and copies the
+   * metadata unchanged, so its offsets are the other log's).
+   *
+   * @param om the committed offset and metadata
+   * @param parsed what {@link #parse} read from it
+   */
+  static String unusable(OffsetAndMetadata om, Checkpoint parsed) {
+    if (parsed == Checkpoint.NONE) {
+      return om.metadata() == null || om.metadata().isEmpty()
+          ? "its offset was committed without a checkpoint (a tool's reset or recommit)"
+          : "the metadata committed with its offset is not a checkpoint this version reads";
+    }
+    if (!parsed.describes(om.offset())) {
+      return "its checkpoint was committed with offset "
+          + parsed.committedOffset()
+          + " and is found with offset "
+          + om.offset()
+          + ": carried from another log (MirrorMaker 2's offset translation to another cluster)"
+          + " or recommitted by a tool, so the offsets it names are not this log's";
+    }
+    return null;
+  }
+
+  /**
    * Logs once per partition, at WARN, a checkpoint written with another grace period or period of
    * early results than the windows have (version 1: neither): the records the windows re-read give
    * other rows than the previous owner's. The checkpoint is used all the same; its claims hold

@@ -18,7 +18,8 @@ import org.apache.kafka.clients.consumer.Consumer;
  * copy), {@code clock} the caller's clock or {@code null}. {@code size} is null for session
  * windows, and {@code gap} (with its optional {@code maxSessionSpan}) for the others; {@code
  * advance} is null for tumbling windows. {@code maxFutureSkewMillis} is the future guard's skew, -1
- * when the guard is off; {@code progressGroup} is null without a progress group.
+ * when the guard is off; {@code progressGroup} is null without a progress group; {@code
+ * missingRecordsPolicy} is never null.
  *
  * @param <V> the value type
  * @param <R> the result type
@@ -39,7 +40,8 @@ record KafkaSettings<V, R>(
     long quietAdvanceAfterNanos,
     long quietAdvanceMaxLagMillis,
     long maxFutureSkewMillis,
-    ProgressGroup.Config progressGroup) {
+    ProgressGroup.Config progressGroup,
+    MissingRecordsPolicy missingRecordsPolicy) {
 
   /**
    * Builds one set of windows (a partition's, or the merged ones) over the driver's cached clock.

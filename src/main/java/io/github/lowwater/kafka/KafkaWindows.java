@@ -193,6 +193,9 @@ public final class KafkaWindows<K, V, R> {
   /** The progress group, or {@code null}. */
   private final ProgressGroup progress;
 
+  /** Checks each partition's first records for records its reading lacks. */
+  private final MissingRecords missing;
+
   /** Whether results are being handed out: see requireNotDraining. */
   private boolean draining;
 
@@ -222,9 +225,10 @@ public final class KafkaWindows<K, V, R> {
     this.groupWatermark = new GroupWatermark(consumer, settings.groupWatermarkIntervalNanos());
     this.progress =
         settings.progressGroup() == null ? null : new ProgressGroup(settings.progressGroup());
+    this.missing = new MissingRecords(consumer, settings.missingRecordsPolicy());
     this.tick =
         new PollTick<>(
-            consumer, scope, groupWatermark, settings.quietAdvanceAfterNanos(), progress);
+            consumer, scope, groupWatermark, settings.quietAdvanceAfterNanos(), progress, missing);
     this.lifecycle =
         new PartitionLifecycle<>(table, scope, new CheckpointReader(consumer), alignment);
   }
@@ -372,6 +376,9 @@ public final class KafkaWindows<K, V, R> {
       PartitionState<K, V, R> p;
       try {
         p = lifecycle.partitionFor(tp, nowNanos); // reads its checkpoint if it came unannounced
+        if (!p.startChecked) {
+          p = checkStart(p, batch.get(0).offset(), nowNanos); // may throw (FAIL)
+        }
       } catch (RuntimeException | Error e) {
         Rewind.afterFailure(consumer, records, tp, batch.get(0).offset());
         throw e;
@@ -417,9 +424,28 @@ public final class KafkaWindows<K, V, R> {
       } finally {
         admission.end(p);
       }
+      p.settleIncomplete(); // once its records have a frontier, if some may be missing
       p.publishFrontier(); // once per partition and poll, for readers on other threads
     }
     tick.afterRecords(table, nowNanos, clock.wallMillis());
+  }
+
+  /**
+   * The first records of a partition's history: whether records its reading lacks may belong to its
+   * windows (semantics rule 65); under {@code FAIL} the exception propagates, nothing changed.
+   * Returns the partition's state, new if it started again without a checkpoint of another log.
+   */
+  private PartitionState<K, V, R> checkStart(
+      PartitionState<K, V, R> p, long firstOffset, long nowNanos) {
+    int found = missing.check(p, firstOffset);
+    if (found == MissingRecords.RESTART) {
+      p = lifecycle.restartWithoutCheckpoint(p.partition, nowNanos);
+      p.startChecked = true;
+    }
+    if (found != MissingRecords.NOTHING) {
+      p.missingRecords();
+    }
+    return p;
   }
 
   /** Throws {@code t}, which the mapper threw: a {@code RuntimeException} or an {@code Error}. */
@@ -531,6 +557,50 @@ public final class KafkaWindows<K, V, R> {
     Objects.requireNonNull(sink, "sink");
     List<WindowResult<K, R>> fresh = pollFinalized();
     return emits.run(sink, fresh, this::committableOffsets);
+  }
+
+  /**
+   * Returns whether the row of a window is complete ({@link WindowResult#isComplete()}, semantics
+   * rule 64), for a {@link PartitionResultVisitor} of {@link #drainFinalized}, which gets no {@code
+   * WindowResult}: ask it from the visitor, for the row being visited. False when the reading of
+   * the partition ({@code MERGED}: of any partition that fed the windows) may lack records of that
+   * window; see {@link Builder#missingRecordsPolicy}. Polling thread; no allocation.
+   *
+   * @param partition the row's partition ({@code PER_PARTITION}); ignored in {@code MERGED}, where
+   *     it is {@code null}
+   * @param windowStartMillis the row's window start
+   * @return whether the row holds every record one uninterrupted reading would have put in it
+   * @throws IllegalArgumentException in {@code PER_PARTITION}, if the partition is not assigned
+   * @throws NullPointerException in {@code PER_PARTITION}, if {@code partition} is null
+   */
+  public boolean isComplete(TopicPartition partition, long windowStartMillis) {
+    if (settings.scope() == ResultScope.PER_PARTITION) {
+      Objects.requireNonNull(partition, "partition");
+    }
+    return scope.isComplete(table, partition, windowStartMillis);
+  }
+
+  /**
+   * Returns how many rows were handed out marked incomplete ({@link WindowResult#isComplete()}
+   * false), by {@link #pollFinalized}, {@link #drainFinalized} and {@link #emit}: {@code
+   * lowwater.rows.incomplete}. Any thread.
+   *
+   * @return the count since the windows were built
+   */
+  public long incompleteRows() {
+    return scope.incompleteRows();
+  }
+
+  /**
+   * Returns how many times a partition's reading was found to lack records that one uninterrupted
+   * reading would have had (semantics rule 65), each logged at WARN: {@code
+   * lowwater.missing.records.events}. Under {@link MissingRecordsPolicy#FAIL}, once per partition
+   * until it reads on. Any thread.
+   *
+   * @return the count since the windows were built
+   */
+  public long missingRecordsEvents() {
+    return missing.events();
   }
 
   /**
@@ -1072,6 +1142,7 @@ public final class KafkaWindows<K, V, R> {
     private long maxFutureSkewMillis = -1;
     private boolean futureEventPolicySet;
     private ProgressGroup.Config progressGroup;
+    private MissingRecordsPolicy missingRecordsPolicy;
 
     /** Exactly one of {@code size} and {@code gap} is set, checked by the core's builder. */
     private Builder(Duration size, Duration gap, Aggregator<? super V, ?, R> aggregator) {
@@ -1195,6 +1266,39 @@ public final class KafkaWindows<K, V, R> {
           "progressGroup",
           progressGroup == null ? null : progressGroup.groupId());
       progressGroup = new ProgressGroup.Config(admin, groupId, TimeMath.toNanosSaturated(interval));
+      return this;
+    }
+
+    /**
+     * Sets what happens when a partition's reading may lack records that one uninterrupted reading
+     * would have had (semantics rule 65): it started without a usable checkpoint above offset 0 (a
+     * tool recommitted its offset without one, or the checkpoint was carried from another cluster),
+     * records below where it starts were deleted (retention, {@code deleteRecords}), or the
+     * consumer's first offset is not the committed one ({@code auto.offset.reset} jumped). Found
+     * from the assignment and the first delivered offset, with no remote call per poll.
+     *
+     * <p>{@link MissingRecordsPolicy#MARK}, the default, goes on and marks every row that the
+     * missing records could belong to {@linkplain WindowResult#isComplete() incomplete} (rule 64),
+     * logs the event once at WARN and counts it. It is the default because the records are gone:
+     * stopping cannot bring them back, and a consumer that throws on every start (a new group on a
+     * topic whose retention has deleted its first records, a group whose commits expired) leaves an
+     * operator no way forward but to change the code, while the mark lets a sink keep every
+     * complete row it wrote (insert an incomplete row only where it has none) and tells the
+     * operator through the log, {@code lowwater.missing.records.events} and {@code
+     * lowwater.rows.incomplete}. {@link MissingRecordsPolicy#FAIL} makes {@code onPoll} throw a
+     * {@link MissingRecordsException} instead, before it processes the partition's records: for a
+     * pipeline where no partial row may be written at all.
+     *
+     * @param policy what to do
+     * @return this builder
+     * @throws NullPointerException if {@code policy} is null
+     * @throws IllegalStateException if the policy was already set
+     */
+    public Builder<V, R> missingRecordsPolicy(MissingRecordsPolicy policy) {
+      Objects.requireNonNull(policy, "missingRecordsPolicy");
+      Checks.requireUnset(
+          missingRecordsPolicy == null, "missingRecordsPolicy", missingRecordsPolicy);
+      missingRecordsPolicy = policy;
       return this;
     }
 
@@ -1433,7 +1537,8 @@ public final class KafkaWindows<K, V, R> {
               quietAdvanceAfterNanos(),
               quietAdvanceMaxLagMillis(),
               maxFutureSkewMillis,
-              progressGroup);
+              progressGroup,
+              missingRecordsPolicy != null ? missingRecordsPolicy : MissingRecordsPolicy.MARK);
       return new KafkaWindows<K, W, R>(settings); // checks maxDrift against the allowed lateness
     }
 

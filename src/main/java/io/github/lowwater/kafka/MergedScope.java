@@ -5,6 +5,7 @@ import io.github.lowwater.window.EventTimeWindows;
 import io.github.lowwater.window.SessionWindows;
 import io.github.lowwater.window.WindowResult;
 import io.github.lowwater.window.WindowStats;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -40,6 +41,15 @@ final class MergedScope<K, V, R> extends WindowScope<K, V, R> {
 
   /** Hands the results to the caller's visitor, with no partition. */
   private final PartitionForward<K, R> forward = new PartitionForward<>();
+
+  /**
+   * The largest bound of incomplete rows of the partitions that left the instance: their records
+   * stay in the merged windows (semantics rule 64).
+   */
+  private long departedIncompleteBefore = Checkpoint.COMPLETE;
+
+  /** The incomplete rows handed out; written by the polling thread only. */
+  private volatile long incompleteRows;
 
   MergedScope(
       KafkaSettings<? super V, R> settings,
@@ -111,6 +121,8 @@ final class MergedScope<K, V, R> extends WindowScope<K, V, R> {
   WindowStats revoked(PartitionState<K, V, R> p) {
     merged.remove(p.partition);
     departed.put(p.partition, p); // its records stay in the merged windows
+    departedIncompleteBefore =
+        Math.max(departedIncompleteBefore, p.settledIncompleteBeforeMillis());
     return PartitionTable.NO_STATS;
   }
 
@@ -153,7 +165,22 @@ final class MergedScope<K, V, R> extends WindowScope<K, V, R> {
   List<WindowResult<K, R>> take(Collection<PartitionState<K, V, R>> partitions) {
     List<WindowResult<K, R>> results = merged.pollFinalized();
     returned(partitions);
-    return results;
+    long incompleteBefore = incompleteBefore(partitions);
+    if (incompleteBefore == Checkpoint.COMPLETE) {
+      return results;
+    }
+    List<WindowResult<K, R>> marked = new ArrayList<>(results.size());
+    long n = 0;
+    for (WindowResult<K, R> r : results) {
+      if (r.start() < incompleteBefore) {
+        marked.add(r.incomplete());
+        n++;
+      } else {
+        marked.add(r);
+      }
+    }
+    incompleteRows += n;
+    return marked;
   }
 
   @Override
@@ -161,13 +188,40 @@ final class MergedScope<K, V, R> extends WindowScope<K, V, R> {
       Collection<PartitionState<K, V, R>> partitions,
       PartitionResultVisitor<? super K, ? super R> visitor) {
     forward.target = visitor;
+    forward.incompleteBefore = incompleteBefore(partitions);
     try {
       int count = merged.drainFinalized(forward);
       returned(partitions);
       return count;
     } finally {
       forward.target = null;
+      incompleteRows += forward.incompleteRows;
+      forward.incompleteRows = 0;
     }
+  }
+
+  /**
+   * A merged row holds every partition's records: it is incomplete if it starts before the bound of
+   * any partition that fed the windows, assigned or departed.
+   */
+  private long incompleteBefore(Collection<PartitionState<K, V, R>> partitions) {
+    long before = departedIncompleteBefore;
+    for (PartitionState<K, V, R> p : partitions) {
+      before = Math.max(before, p.incompleteBeforeMillis());
+    }
+    return before;
+  }
+
+  @Override
+  boolean isComplete(PartitionTable<K, V, R> table, TopicPartition tp, long startMillis) {
+    long before =
+        forward.target != null ? forward.incompleteBefore : incompleteBefore(table.states());
+    return startMillis >= before;
+  }
+
+  @Override
+  long incompleteRows() {
+    return incompleteRows;
   }
 
   /**

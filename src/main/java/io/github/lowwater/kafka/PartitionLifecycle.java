@@ -97,6 +97,10 @@ final class PartitionLifecycle<K, V, R> {
     PartitionState<K, V, R> p = scope.newPartition(tp, nowNanos);
     if (om != null) {
       Checkpoint checkpoint = checkpoints.parse(tp, om);
+      p.unusableCheckpoint = CheckpointReader.unusable(om, checkpoint);
+      if (p.unusableCheckpoint != null) {
+        checkpoint = Checkpoint.NONE; // its claims are about another log, or absent
+      }
       checkpoints.warnIfPanesDiffer(tp, checkpoint, p.windows);
       p.restore(om, checkpoint);
       scope.restored(p, checkpoint);
@@ -115,6 +119,19 @@ final class PartitionLifecycle<K, V, R> {
       scope.finishPartition(p);
     }
     return p;
+  }
+
+  /**
+   * Starts a partition's history again, before any of its records was processed, as if nothing had
+   * been committed ({@link MissingRecords#RESTART}: its checkpoint describes another log, and its
+   * committed offset lies beyond this log's end). Returns the new state; its first commit is its
+   * own.
+   */
+  PartitionState<K, V, R> restartWithoutCheckpoint(TopicPartition tp, long nowNanos) {
+    forget(List.of(tp));
+    scope.rebalanced(); // not to be given back: it starts anew
+    register(List.of(tp), Map.of(), nowNanos);
+    return table.get(tp);
   }
 
   /** Drops revoked or lost partitions at once; those not assigned are ignored. */

@@ -3,7 +3,9 @@ package io.github.lowwater.kafka;
 import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.TimeMath;
 import io.github.lowwater.window.EventTimeWindows;
+import io.github.lowwater.window.HoppingWindows;
 import io.github.lowwater.window.SessionWindows;
+import io.github.lowwater.window.TumblingWindows;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
@@ -94,6 +96,28 @@ final class PartitionState<K, V, R> {
 
   /** The wall-clock time of the poll whose records are being read: the ledger notes it. */
   long pollWallMillis;
+
+  /**
+   * Why the partition started without a usable checkpoint although one was committed (none,
+   * unreadable, carried from another log), or {@code null}: read at assignment, acted on by {@link
+   * MissingRecords} at the first records.
+   */
+  String unusableCheckpoint;
+
+  /** Whether the partition started from a checkpoint it uses. */
+  boolean restoredCheckpoint;
+
+  /** Whether the first records of this history were checked by {@link MissingRecords}. */
+  boolean startChecked;
+
+  /**
+   * Rows of windows starting before it may lack records (semantics rule 64): {@link
+   * Checkpoint#COMPLETE} for none. Polling thread.
+   */
+  private long incompleteBeforeMillis = Checkpoint.COMPLETE;
+
+  /** Records may be missing and the bound is not known yet: every row is incomplete. */
+  private boolean incompletePending;
 
   /** Its progress as other threads read it (issue 33), published once per poll. */
   final PartitionProgress progress = new PartitionProgress();
@@ -199,11 +223,75 @@ final class PartitionState<K, V, R> {
    */
   void restore(OffsetAndMetadata committed, Checkpoint checkpoint) {
     restoredCommit = committed;
+    restoredCheckpoint = checkpoint != Checkpoint.NONE;
+    incompleteBeforeMillis = checkpoint.incompleteBeforeMillis();
     nextOffset = committed.offset(); // so that a partition that stays silent still commits
     writtenThroughMillis = checkpoint.writtenThroughMillis();
     readThroughOffset = checkpoint.readThroughOffset();
     restoredFrontierMillis = checkpoint.frontierMillis();
     publishedFrontier = restoredFrontierMillis;
+  }
+
+  /**
+   * Records this reading lacks may belong to its windows (rule 64): every row is incomplete until
+   * {@link #settleIncomplete()} bounds them.
+   */
+  void missingRecords() {
+    incompletePending = true;
+  }
+
+  /**
+   * Bounds the windows that the missing records may belong to, once this reading's records have a
+   * frontier (after its first poll of records): a record before the first one read is at most the
+   * frontier before it, and that frontier is below {@code t + span + grace + lateness} for any
+   * record at {@code t} that one uninterrupted reading would not have found late (assumed of one
+   * record of that poll; the bound takes their largest time) (the window end a record at {@code t}
+   * can have is below {@code t + span}: the size, or for sessions twice the gap, as a session
+   * reaches a gap before its first record). Windows starting at or after that bound hold none of
+   * the missing records, and the uninterrupted reading judged their records as this one does.
+   * Nothing changes while the frontier is unknown (every record so far late or beyond the future
+   * guard).
+   */
+  void settleIncomplete() {
+    long frontier = windows.frontier(source); // this reading's own records, not the checkpoint's
+    if (!incompletePending || frontier == WatermarkTracker.UNSEEN) {
+      return;
+    }
+    long bound =
+        TimeMath.saturatedAdd(
+            TimeMath.saturatedAdd(frontier, spanMillis(windows)),
+            TimeMath.saturatedAdd(windows.graceMillis(), windows.allowedLatenessMillis()));
+    incompleteBeforeMillis = Math.max(incompleteBeforeMillis, bound);
+    incompletePending = false;
+  }
+
+  /** Whether its rows may be marked incomplete: records are missing, or the bound is pending. */
+  boolean incompleteRows() {
+    return incompletePending || incompleteBeforeMillis != Checkpoint.COMPLETE;
+  }
+
+  /**
+   * Rows of windows starting before it may lack records: {@link Checkpoint#COMPLETE} when every row
+   * is complete, {@code Long.MAX_VALUE} while the bound is pending. Polling thread.
+   */
+  long incompleteBeforeMillis() {
+    return incompletePending ? Long.MAX_VALUE : incompleteBeforeMillis;
+  }
+
+  /** The settled bound alone, for a checkpoint and for a partition that leaves the instance. */
+  long settledIncompleteBeforeMillis() {
+    return incompleteBeforeMillis;
+  }
+
+  /** The longest span from a record's time to the end of a window it can be in (see above). */
+  private static long spanMillis(EventTimeWindows<?, ?, ?> windows) {
+    if (windows instanceof SessionWindows<?, ?, ?> s) {
+      return TimeMath.saturatedAdd(s.gapMillis(), s.gapMillis());
+    }
+    if (windows instanceof HoppingWindows<?, ?, ?> h) {
+      return h.sizeMillis();
+    }
+    return ((TumblingWindows<?, ?, ?>) windows).sizeMillis();
   }
 
   /**
@@ -335,7 +423,9 @@ final class PartitionState<K, V, R> {
    */
   OffsetAndMetadata committable() {
     releaseReturned();
-    if (behindPreviousOwner()) {
+    if (behindPreviousOwner() || !startChecked) {
+      // Before its first records are checked (rule 65) a new checkpoint would hide a commit that
+      // came without a usable one: the next owner must find what this one found.
       return restoredCommit;
     }
     int oldest = ledger.oldest();
@@ -352,10 +442,11 @@ final class PartitionState<K, V, R> {
       frontier = ledger.frontierBefore(oldest);
     }
     String decisions = wallClock.encodeFrom(offset);
-    if (decisions == null) {
+    if (decisions == null || incompletePending) {
       // More wall-clock decisions since the offset than a checkpoint carries: the last checkpoint
       // that carried them all still holds (issue 32); the commit moves on once the oldest pending
-      // windows are returned. Null: nothing this owner can claim yet.
+      // windows are returned. Null: nothing this owner can claim yet. The same while the rows
+      // that missing records may belong to are not bounded yet (rule 64).
       return lastFitting != null ? lastFitting : restoredCommit;
     }
     long written = Math.max(writtenThroughMillis, returnedThroughMillis);
@@ -369,7 +460,9 @@ final class PartitionState<K, V, R> {
             nextOffset,
             windows.graceMillis(),
             windows.earlyResultsMillis(),
-            decisions);
+            decisions,
+            offset,
+            incompleteBeforeMillis);
     lastFitting = new OffsetAndMetadata(offset, checkpoint.encode());
     return lastFitting;
   }

@@ -117,6 +117,21 @@ final class PerPartitionScope<K, V, R> extends WindowScope<K, V, R> {
   }
 
   @Override
+  boolean isComplete(PartitionTable<K, V, R> table, TopicPartition tp, long startMillis) {
+    PartitionState<K, V, R> p = table.get(tp);
+    if (p == null) {
+      throw new IllegalArgumentException(
+          "partition is not assigned to these windows, so no row of it is being handed out: " + tp);
+    }
+    return startMillis >= p.incompleteBeforeMillis();
+  }
+
+  @Override
+  long incompleteRows() {
+    return drain.incompleteRows();
+  }
+
+  @Override
   long seedWatermark(long newestWrittenWindowEndMillis) {
     throw new IllegalStateException(
         "seedWatermark is for resultScope(MERGED): per-partition windows seed each partition"

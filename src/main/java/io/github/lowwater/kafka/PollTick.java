@@ -35,12 +35,17 @@ final class PollTick<K, V, R> {
   /** The progress group, or {@code null}. */
   private final ProgressGroup progress;
 
+  /** Checks a partition whose history starts past its committed offset (rule 65). */
+  private final MissingRecords missing;
+
   PollTick(
       Consumer<?, ?> consumer,
       WindowScope<K, V, R> scope,
       GroupWatermark groupWatermark,
       long quietAfterNanos,
-      ProgressGroup progress) {
+      ProgressGroup progress,
+      MissingRecords missing) {
+    this.missing = missing;
     this.consumer = consumer;
     this.scope = scope;
     this.groupWatermark = groupWatermark;
@@ -111,6 +116,13 @@ final class PollTick<K, V, R> {
       return; // not known yet: the consumer looks it up, and a later poll asks again
     }
     long committed = p.nextOffset;
+    if (!p.startChecked && position >= p.readThroughOffset) {
+      // Its history starts at the position, past records it never received: rule 65, before any
+      // change (under FAIL the exception leaves the partition as it was, and the next poll asks).
+      if (missing.check(p, position) != MissingRecords.NOTHING) {
+        p.missingRecords();
+      }
+    }
     if (p.readPositionSkippedTo(position)) {
       LOG.warn(
           "{}: the records from offset {} to {} are gone (retention or compaction deleted them"

@@ -28,6 +28,9 @@ final class ResultDrain<K, V, R> {
   /** Hands a partition's results to the caller's visitor during {@link #drain}. */
   private final PartitionForward<K, R> forward = new PartitionForward<>();
 
+  /** The incomplete rows handed out (semantics rule 64); written by the polling thread only. */
+  private volatile long incompleteRows;
+
   /**
    * {@link KafkaWindows#pollFinalized()}: the results of every partition, those left by a call that
    * threw first; the partitions count as returned only once every result is computed.
@@ -42,8 +45,10 @@ final class ResultDrain<K, V, R> {
       if (unreturned == null) {
         unreturned = new ArrayList<>(own.size());
       }
+      long incompleteBefore = p.incompleteBeforeMillis();
       for (WindowResult<K, R> r : own) {
-        unreturned.add(r.withSource(p.partition));
+        WindowResult<K, R> row = r.withSource(p.partition);
+        unreturned.add(row.start() < incompleteBefore ? row.incomplete() : row);
       }
     }
     for (PartitionState<K, V, R> p : partitions) {
@@ -51,7 +56,11 @@ final class ResultDrain<K, V, R> {
     }
     List<WindowResult<K, R>> results = unreturned;
     unreturned = null;
-    return results != null ? results : List.of();
+    if (results == null) {
+      return List.of();
+    }
+    countIncomplete(results);
+    return results;
   }
 
   /**
@@ -80,10 +89,12 @@ final class ResultDrain<K, V, R> {
               r.isFinal());
         }
         count += unreturned.size();
+        countIncomplete(unreturned);
         unreturned = null;
       }
       for (PartitionState<K, V, R> p : partitions) {
         forward.partition = p.partition;
+        forward.incompleteBefore = p.incompleteBeforeMillis();
         count += p.windows.drainFinalized(forward); // may throw: see KafkaWindows.drainFinalized
         p.returned();
       }
@@ -91,7 +102,24 @@ final class ResultDrain<K, V, R> {
     } finally {
       forward.target = null;
       forward.partition = null;
+      incompleteRows += forward.incompleteRows; // the rows visited count, even before a throw
+      forward.incompleteRows = 0;
     }
+  }
+
+  private void countIncomplete(List<WindowResult<K, R>> rows) {
+    long n = 0;
+    for (WindowResult<K, R> r : rows) {
+      if (!r.isComplete()) {
+        n++;
+      }
+    }
+    incompleteRows += n;
+  }
+
+  /** How many incomplete rows were handed out. Any thread. */
+  long incompleteRows() {
+    return incompleteRows;
   }
 
   /** Drops the results of a revoked partition kept by a {@link #take} that threw. */

@@ -24,9 +24,10 @@ import org.apache.kafka.common.serialization.Serializer;
  * each row it replaces gets a tombstone (a null value) before it. The value is the result as the
  * value serializer writes it (given the headers). Headers: {@value #END_HEADER} (8 bytes,
  * big-endian), {@value #TIMING_HEADER} ({@code EARLY}, {@code ON_TIME} or {@code LATE}, UTF-8),
- * {@value #INDEX_HEADER} (4 bytes, big-endian) and {@value #FINAL_HEADER} (1 byte, 1 or 0). No
- * partition and no timestamp are set: the producer's partitioner hashes the key (all the panes of a
- * row go to one partition, in order) and its clock stamps the record.
+ * {@value #INDEX_HEADER} (4 bytes, big-endian), {@value #FINAL_HEADER} (1 byte, 1 or 0) and {@value
+ * #COMPLETE_HEADER} (1 byte, 1 or 0: {@link WindowResult#isComplete()}). No partition and no
+ * timestamp are set: the producer's partitioner hashes the key (all the panes of a row go to one
+ * partition, in order) and its clock stamps the record.
  *
  * <p>A value serializer that returns {@code null} is refused: a null value is a tombstone. A null
  * window key is written as no key bytes, as an empty one.
@@ -49,6 +50,12 @@ public final class RowRecords<K, R> {
 
   /** The header that says whether the row is its window's last: 1 byte, 1 or 0. */
   public static final String FINAL_HEADER = "lowwater.final";
+
+  /**
+   * The header that says whether the row is complete ({@link WindowResult#isComplete()}): 1 byte, 1
+   * or 0. A reader that keeps one row per window keeps a complete one over an incomplete one.
+   */
+  public static final String COMPLETE_HEADER = "lowwater.complete";
 
   /**
    * {@link KeyFormat#WINDOW_KEY} only: the header with the row's start (of a tombstone: the start
@@ -214,6 +221,7 @@ public final class RowRecords<K, R> {
     headers.add(TIMING_HEADER, timing(row.timing()));
     headers.add(INDEX_HEADER, ByteBuffer.allocate(Integer.BYTES).putInt(row.index()).array());
     headers.add(FINAL_HEADER, new byte[] {(byte) (row.isFinal() ? 1 : 0)});
+    headers.add(COMPLETE_HEADER, new byte[] {(byte) (row.isComplete() ? 1 : 0)});
     byte[] value = valueSerializer.serialize(topic, headers, row.value());
     if (value == null) {
       throw new IllegalArgumentException(

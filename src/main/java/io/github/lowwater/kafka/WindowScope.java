@@ -130,6 +130,18 @@ abstract class WindowScope<K, V, R> {
       Collection<PartitionState<K, V, R>> partitions,
       PartitionResultVisitor<? super K, ? super R> visitor);
 
+  /**
+   * {@link KafkaWindows#isComplete}: whether the row of the window starting at {@code startMillis}
+   * is complete (semantics rule 64). Polling thread, the visitor of a drain included.
+   *
+   * @param table the assigned partitions
+   * @param tp the row's partition ({@code PER_PARTITION}); ignored in {@code MERGED}
+   */
+  abstract boolean isComplete(PartitionTable<K, V, R> table, TopicPartition tp, long startMillis);
+
+  /** How many incomplete rows were handed out, by a list or a visitor. Any thread. */
+  abstract long incompleteRows();
+
   /** {@link KafkaWindows#seedWatermark}. */
   abstract long seedWatermark(long newestWrittenWindowEndMillis);
 

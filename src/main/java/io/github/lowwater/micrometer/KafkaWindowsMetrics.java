@@ -3,8 +3,10 @@ package io.github.lowwater.micrometer;
 import static io.github.lowwater.micrometer.Meters.ADVANCES;
 import static io.github.lowwater.micrometer.Meters.ALIGNMENT_PAUSES;
 import static io.github.lowwater.micrometer.Meters.ALIGNMENT_RESUMES;
+import static io.github.lowwater.micrometer.Meters.EVENTS;
 import static io.github.lowwater.micrometer.Meters.GROUP_WATERMARK_LAG;
 import static io.github.lowwater.micrometer.Meters.MILLISECONDS;
+import static io.github.lowwater.micrometer.Meters.MISSING_RECORDS;
 import static io.github.lowwater.micrometer.Meters.PARTITION;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS_ACTIVE;
@@ -20,6 +22,8 @@ import static io.github.lowwater.micrometer.Meters.RECORDS;
 import static io.github.lowwater.micrometer.Meters.RECORDS_REDELIVERED;
 import static io.github.lowwater.micrometer.Meters.RECORDS_SKIPPED;
 import static io.github.lowwater.micrometer.Meters.RESUMES;
+import static io.github.lowwater.micrometer.Meters.ROWS;
+import static io.github.lowwater.micrometer.Meters.ROWS_INCOMPLETE;
 import static io.github.lowwater.micrometer.Meters.TOPIC;
 
 import io.github.lowwater.Clock;
@@ -230,6 +234,28 @@ public final class KafkaWindowsMetrics implements MeterBinder, AutoCloseable {
             tags,
             windows,
             KafkaWindows::redeliveredRecords));
+    meters.add(
+        registry,
+        Meters.counter(
+            registry,
+            ROWS_INCOMPLETE,
+            "Rows handed out marked incomplete (WindowResult.isComplete() false): records their"
+                + " partition's reading lacks may belong to them, in rows",
+            ROWS,
+            tags,
+            windows,
+            KafkaWindows::incompleteRows));
+    meters.add(
+        registry,
+        Meters.counter(
+            registry,
+            MISSING_RECORDS,
+            "Times a partition's reading was found to lack records an uninterrupted reading had"
+                + " (no usable checkpoint, deleted records, a jumped offset), each logged at WARN",
+            EVENTS,
+            tags,
+            windows,
+            KafkaWindows::missingRecordsEvents));
     meters.add(
         registry,
         Meters.counter(

@@ -52,6 +52,8 @@ final class Meters {
   static final String RESUME_AGE_MAX = "lowwater.resume.age.max";
   static final String PROGRESS_COMMITS = "lowwater.progress.commits";
   static final String PROGRESS_FAILURES = "lowwater.progress.failures";
+  static final String ROWS_INCOMPLETE = "lowwater.rows.incomplete";
+  static final String MISSING_RECORDS = "lowwater.missing.records.events";
 
   static final String MILLISECONDS = "milliseconds"; // BaseUnits.MILLISECONDS is "ms"
   static final String EVENTS = BaseUnits.EVENTS;

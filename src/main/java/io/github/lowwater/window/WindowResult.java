@@ -19,6 +19,13 @@ import java.util.Objects;
  * rows it replaces ({@link #replaces()}): a sink deletes those rows of the same key and source,
  * then upserts this one. Every other row replaces nothing.
  *
+ * <p>A row is {@linkplain #isComplete() complete} unless the reading that produced it may lack
+ * records of its window: Kafka's {@code KafkaWindows} marks the rows of the windows that records
+ * deleted, skipped or read without their checkpoint could belong to (see its {@code
+ * missingRecordsPolicy}). A sink keeps a complete row from being overwritten by an incomplete one,
+ * for example by inserting an incomplete row only where it has none. The windows themselves only
+ * make complete rows.
+ *
  * @param start the window's first millisecond, inclusive, in epoch milliseconds
  * @param end the window's end, exclusive, in epoch milliseconds
  * @param key the key
@@ -30,6 +37,9 @@ import java.util.Objects;
  * @param isFinal whether this is the last row the window will ever get
  * @param replaces the starts of the earlier rows of the same key (and source) that this row
  *     replaces, ascending; empty except for a session that grew over earlier rows
+ * @param isComplete whether the row holds every record of its window that one uninterrupted reading
+ *     of the input would have put in it: false only for a row that records missing from the reading
+ *     (deleted, skipped, or read without the previous owner's checkpoint) could belong to
  * @param <K> the key type
  * @param <R> the result type
  */
@@ -42,7 +52,8 @@ public record WindowResult<K, R>(
     Timing timing,
     int index,
     boolean isFinal,
-    List<Long> replaces) {
+    List<Long> replaces,
+    boolean isComplete) {
 
   /**
    * Checks the pane, and copies {@code replaces} into an unmodifiable list.
@@ -65,7 +76,37 @@ public record WindowResult<K, R>(
   }
 
   /**
-   * A row that replaces no earlier row.
+   * A complete row.
+   *
+   * @param start the window's first millisecond, inclusive, in epoch milliseconds
+   * @param end the window's end, exclusive, in epoch milliseconds
+   * @param key the key
+   * @param value the whole window's value so far
+   * @param source the one source this result covers, or {@code null} for a merged result
+   * @param timing when the row was emitted, relative to the window's completion
+   * @param index the row's place among the rows of the same window, key (and source), from 0
+   * @param isFinal whether this is the last row the window will ever get
+   * @param replaces the starts of the earlier rows this row replaces, ascending
+   * @throws NullPointerException if {@code timing} or {@code replaces} is null, or {@code replaces}
+   *     holds a null
+   * @throws IllegalArgumentException if {@code index} is negative, or an {@link Timing#EARLY} row
+   *     says it is final
+   */
+  public WindowResult(
+      long start,
+      long end,
+      K key,
+      R value,
+      Object source,
+      Timing timing,
+      int index,
+      boolean isFinal,
+      List<Long> replaces) {
+    this(start, end, key, value, source, timing, index, isFinal, replaces, true);
+  }
+
+  /**
+   * A complete row that replaces no earlier row.
    *
    * @param start the window's first millisecond, inclusive, in epoch milliseconds
    * @param end the window's end, exclusive, in epoch milliseconds
@@ -88,7 +129,7 @@ public record WindowResult<K, R>(
       Timing timing,
       int index,
       boolean isFinal) {
-    this(start, end, key, value, source, timing, index, isFinal, List.of());
+    this(start, end, key, value, source, timing, index, isFinal, List.of(), true);
   }
 
   /**
@@ -123,6 +164,20 @@ public record WindowResult<K, R>(
    * @return a per-source result
    */
   public WindowResult<K, R> withSource(Object source) {
-    return new WindowResult<>(start, end, key, value, source, timing, index, isFinal, replaces);
+    return new WindowResult<>(
+        start, end, key, value, source, timing, index, isFinal, replaces, isComplete);
+  }
+
+  /**
+   * Returns the same row marked as not {@linkplain #isComplete() complete}: it may lack records of
+   * its window. Returns this row if it is marked already.
+   *
+   * @return an incomplete row, otherwise equal to this one
+   */
+  public WindowResult<K, R> incomplete() {
+    return isComplete
+        ? new WindowResult<>(
+            start, end, key, value, source, timing, index, isFinal, replaces, false)
+        : this;
   }
 }

@@ -62,13 +62,17 @@ class CheckpointTest {
     assertRejected("{\"tool\":\"x\"}", "does not start with lw1; or lw2;");
     assertRejected("lw3;e=1;f=2;w=3;n=4", "does not start with lw1; or lw2;");
     assertRejected("lw2;e=1;f=2;w=3;n=4", "expected 6 fields, found 4");
-    assertRejected("lw1;e=1;f=2;w=3;n=4;g=5;p=6", "expected 4 fields, found 6");
+    assertRejected("lw1;e=1;f=2;w=3;n=4;g=5;p=6", "unknown field 'g'");
     assertRejected("lw2;e=1;f=2;w=3;n=4;g=5;q=6", "unknown field 'q'");
     assertRejected("lw2;e=1;f=2;w=3;n=4;g=-5;p=6", "field 'g' is negative");
     assertRejected("lw2;e=1;f=2;w=3;n=4;g=5;p=-6", "field 'p' is negative");
     assertRejected("lw1;e=1;f=2;w=3", "expected 4 fields, found 3");
     assertRejected("lw1;e=1;f=2;w=3;n=4;x=5", "unknown field 'x'");
-    assertRejected("lw1;e=1;f=2;w=3;n=4;h=q5:6;x=7", "expected 4 fields, found 6");
+    assertRejected("lw1;e=1;f=2;w=3;n=4;h=q5:6;x=7", "unknown field 'x'");
+    assertRejected("lw1;e=1;f=2;w=3;n=4;h=q5:6;o=7;i=8;x=9", "expected 4 fields, found 8");
+    assertRejected("lw1;e=1;f=2;w=3;n=4;o=-7", "field 'o' is negative");
+    assertRejected("lw1;e=1;f=2;w=3;n=4;o=7;o=7", "field 'o' twice");
+    assertRejected("lw1;e=1;f=2;w=3;n=4;i=x", "field 'i' is not a long");
     assertRejected("lw1;e=1;e=2;w=3;n=4", "field 'e' twice");
     assertRejected("lw1;e=1;f=2;q=3;n=4", "unknown field 'q'");
     assertRejected("lw1;e=1;f=+2;w=3;n=4", "field 'f' is not a long");
@@ -171,14 +175,40 @@ class CheckpointTest {
             Long.MAX_VALUE,
             Long.MAX_VALUE,
             Long.MAX_VALUE,
-            longest.toString());
+            longest.toString(),
+            Long.MAX_VALUE,
+            Long.MIN_VALUE + 1); // every field at its widest
     assertThat(widest.encode().length()).isLessThanOrEqualTo(Checkpoint.MAX_LENGTH);
     assertThat(Checkpoint.parse(widest.encode())).isEqualTo(widest);
   }
 
   @Test
+  void theOffsetItIsCommittedWithAndTheIncompleteBoundAreOptionalFieldsOfBothVersions() {
+    Checkpoint v1 = new Checkpoint(1, 2, 3, 9).at(7, 1_700_000_000_000L);
+    assertThat(v1.encode()).isEqualTo("lw1;e=1;f=2;w=3;n=9;o=7;i=1700000000000");
+    assertThat(Checkpoint.parse(v1.encode())).isEqualTo(v1);
+    Checkpoint v2 = new Checkpoint(1, 2, 3, 9, 5, 6, "q8:4").at(7, Checkpoint.COMPLETE);
+    assertThat(v2.encode()).isEqualTo("lw2;e=1;f=2;w=3;n=9;o=7;g=5;p=6;h=q8:4");
+    assertThat(Checkpoint.parse(v2.encode())).isEqualTo(v2);
+    assertThat(Checkpoint.parse("lw1;i=5;o=7;n=9;w=3;f=2;e=1")) // any order
+        .isEqualTo(new Checkpoint(1, 2, 3, 9).at(7, 5));
+    Checkpoint old = Checkpoint.parse("lw1;e=1;f=2;w=3;n=9"); // written before the fields
+    assertThat(old.committedOffset()).isEqualTo(Checkpoint.UNRECORDED);
+    assertThat(old.incompleteBeforeMillis()).isEqualTo(Checkpoint.COMPLETE);
+  }
+
+  @Test
+  void aCheckpointDescribesOnlyTheOffsetItWasCommittedWithUnlessItDoesNotSay() {
+    Checkpoint own = new Checkpoint(1, 2, 3, 9).at(7, Checkpoint.COMPLETE);
+    assertThat(own.describes(7)).isTrue();
+    assertThat(own.describes(6)).isFalse(); // MirrorMaker 2 translated it to another log
+    assertThat(own.describes(8)).isFalse();
+    assertThat(new Checkpoint(1, 2, 3, 9).describes(6)).isTrue(); // unrecorded: taken as it is
+  }
+
+  @Test
   void aDamagedHistoryIsRejectedWithAMessageThatSaysWhy() {
-    assertRejected("lw1;e=1;f=2;w=3;h=q5:6", "expected 4 fields and an optional 'h'");
+    assertRejected("lw1;e=1;f=2;w=3;h=q5:6", "expected 4 fields and the optional 'h', 'o' and 'i'");
     assertRejected("lw1;e=1;f=2;w=3;n=4;h=x5:6", "field 'h' has a malformed entry");
     assertRejected("lw1;e=1;f=2;w=3;n=4;h=q5", "field 'h' has a malformed entry");
     assertRejected("lw1;e=1;f=2;w=3;n=4;h=q-5:6", "field 'h' has a malformed entry");

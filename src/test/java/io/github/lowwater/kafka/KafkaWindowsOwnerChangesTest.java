@@ -399,10 +399,20 @@ class KafkaWindowsOwnerChangesTest {
       b.onPoll(ConsumerRecords.<String, String>empty(), ConsumerRecord::key, r -> 1L);
       b.onPoll(ConsumerRecords.<String, String>empty(), ConsumerRecord::key, r -> 1L);
       assertThat(b.quietAdvances()).as(scope + ": quiet again").isPositive();
+      assertThat(b.missingRecordsEvents()).as(scope + ": rule 65").isEqualTo(1);
       write(b);
       commit(b);
-      assertThat(group.get(P0).offset()).as(scope + ": its own commit").isEqualTo(5);
-      assertThat(checkpoint(group.get(P0)).readThroughOffset()).isEqualTo(5);
+      // Until its first record bounds the rows the deleted ones could belong to, it commits the
+      // predecessor's offset and checkpoint: the next owner finds the same gap (rule 65).
+      assertThat(group.get(P0).offset()).as(scope + ": the predecessor's").isEqualTo(3);
+      KafkaWindowsTest.feed(b, record(P0, 5, 13, "a")); // its first record (late: quiet advance)
+      write(b);
+      commit(b);
+      assertThat(group.get(P0).offset()).as(scope + ": its own commit").isEqualTo(6);
+      assertThat(checkpoint(group.get(P0)).committedOffset()).isEqualTo(6);
+      assertThat(checkpoint(group.get(P0)).readThroughOffset()).isEqualTo(6);
+      assertThat(checkpoint(group.get(P0)).incompleteBeforeMillis())
+          .isNotEqualTo(Checkpoint.COMPLETE); // the bound travels to the next owner
     }
   }
 }

@@ -250,7 +250,10 @@ class KafkaWindowsTest {
     windows.pollFinalized();
     Checkpoint c = Checkpoint.parse(windows.committableOffsets().get(P0).metadata());
     assertThat(windows.committableOffsets().get(P0).offset()).isEqualTo(2);
-    assertThat(c).isEqualTo(new Checkpoint(T + 10 * MINUTE, T + 7 * MINUTE, T + 6 * MINUTE, 3));
+    assertThat(c)
+        .isEqualTo(
+            new Checkpoint(T + 10 * MINUTE, T + 7 * MINUTE, T + 6 * MINUTE, 3)
+                .at(2, Checkpoint.COMPLETE)); // o: the offset it is committed with
   }
 
   // --- exceptions inside onPoll ----------------------------------------------------------------

@@ -65,7 +65,11 @@ class RowRecordsTest {
     assertThat(ByteBuffer.wrap(r.headers().lastHeader(RowRecords.INDEX_HEADER).value()).getInt())
         .isEqualTo(3);
     assertThat(r.headers().lastHeader(RowRecords.FINAL_HEADER).value()).containsExactly(0);
+    assertThat(r.headers().lastHeader(RowRecords.COMPLETE_HEADER).value()).containsExactly(1);
     assertThat(format.topic()).isEqualTo("out");
+    format.add(new WindowResult<>(0, 300_000, "a", 7L, P0).incomplete(), out);
+    assertThat(out.get(1).headers().lastHeader(RowRecords.COMPLETE_HEADER).value())
+        .containsExactly(0);
   }
 
   @Test

@@ -49,7 +49,8 @@ class WindowScopeTest {
             Duration.ofSeconds(90).toNanos(),
             Duration.ofHours(1).toMillis(),
             -1,
-            null);
+            null,
+            MissingRecordsPolicy.MARK);
     return WindowScope.of(
         settings, cached, new RecordAdmission<>(null, scope == ResultScope.MERGED), null, 0);
   }

@@ -105,6 +105,7 @@ class KafkaWindowsMetricsTest {
             "lowwater.events.late COUNTER events [group=counter]",
             "lowwater.group.watermark.lag GAUGE milliseconds [group=counter]",
             "lowwater.lag.max GAUGE records [group=counter]",
+            "lowwater.missing.records.events COUNTER events [group=counter]",
             "lowwater.partition.frontier.lag GAUGE milliseconds"
                 + " [group=counter,partition=0,topic=arrivals]",
             "lowwater.partition.frontier.lag GAUGE milliseconds"
@@ -139,6 +140,7 @@ class KafkaWindowsMetricsTest {
             "lowwater.resume.age.max GAUGE milliseconds [group=counter]",
             "lowwater.resume.distance.max GAUGE records [group=counter]",
             "lowwater.rows.early COUNTER rows [group=counter]",
+            "lowwater.rows.incomplete COUNTER rows [group=counter]",
             "lowwater.rows.late COUNTER rows [group=counter]",
             "lowwater.watermark.lag GAUGE milliseconds [group=counter]",
             "lowwater.windows.finalized COUNTER windows [group=counter]",
@@ -280,14 +282,14 @@ class KafkaWindowsMetricsTest {
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
     KafkaWindowsMetrics metrics = new KafkaWindowsMetrics(windows, GROUP, clock);
     metrics.bindTo(registry);
-    assertThat(registry.getMeters()).hasSize(25 + 6); // 25 instance meters, 6 per partition
+    assertThat(registry.getMeters()).hasSize(27 + 6); // 27 instance meters, 6 per partition
     windows.rebalanceListener().onPartitionsAssigned(List.of(P1));
     metrics.bindTo(registry); // already bound: only refreshes
-    assertThat(registry.getMeters()).hasSize(25 + 12);
+    assertThat(registry.getMeters()).hasSize(27 + 12);
     metrics.close();
     assertThat(registry.getMeters()).isEmpty();
     metrics.bindTo(registry);
-    assertThat(registry.getMeters()).hasSize(25 + 12);
+    assertThat(registry.getMeters()).hasSize(27 + 12);
     assertThat(metrics.partitionsWithMeters()).containsExactlyInAnyOrder(P0, P1);
   }
 

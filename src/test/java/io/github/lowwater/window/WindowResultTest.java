@@ -44,6 +44,22 @@ class WindowResultTest {
   }
 
   @Test
+  void everyConstructorMakesACompleteRowAndIncompleteKeepsTheRestOfIt() {
+    WindowResult<String, Long> row =
+        new WindowResult<>(0, 10, "k", 3L, "p", Timing.LATE, 2, true, List.of(-5L));
+    assertThat(row.isComplete()).isTrue();
+    assertThat(new WindowResult<>(0, 10, "k", 3L).isComplete()).isTrue();
+    WindowResult<String, Long> incomplete = row.incomplete();
+    assertThat(incomplete.isComplete()).isFalse();
+    assertThat(incomplete)
+        .isEqualTo(
+            new WindowResult<>(0, 10, "k", 3L, "p", Timing.LATE, 2, true, List.of(-5L), false))
+        .isNotEqualTo(row);
+    assertThat(incomplete.incomplete()).isSameAs(incomplete);
+    assertThat(incomplete.withSource("q").isComplete()).isFalse(); // a source keeps the mark
+  }
+
+  @Test
   void aPaneThatCannotBeIsRefusedByName() {
     assertThatThrownBy(() -> new WindowResult<>(0, 10, "k", 1L, null, null, 0, true))
         .isInstanceOf(NullPointerException.class)
