@@ -19,7 +19,8 @@ import org.apache.kafka.clients.consumer.Consumer;
  * windows, and {@code gap} (with its optional {@code maxSessionSpan}) for the others; {@code
  * advance} is null for tumbling windows. {@code maxFutureSkewMillis} is the future guard's skew, -1
  * when the guard is off; {@code progressGroup} is null without a progress group; {@code
- * missingRecordsPolicy} is never null.
+ * missingRecordsPolicy} is never null; {@code resumeDistanceLimit} is {@link ResumeLimit#NONE}
+ * without a limit.
  *
  * @param <V> the value type
  * @param <R> the result type
@@ -41,7 +42,8 @@ record KafkaSettings<V, R>(
     long quietAdvanceMaxLagMillis,
     long maxFutureSkewMillis,
     ProgressGroup.Config progressGroup,
-    MissingRecordsPolicy missingRecordsPolicy) {
+    MissingRecordsPolicy missingRecordsPolicy,
+    long resumeDistanceLimit) {
 
   /**
    * Builds one set of windows (a partition's, or the merged ones) over the driver's cached clock.

@@ -196,6 +196,9 @@ public final class KafkaWindows<K, V, R> {
   /** Checks each partition's first records for records its reading lacks. */
   private final MissingRecords missing;
 
+  /** The resume-distance limit. */
+  private final ResumeLimit resumeLimit;
+
   /** Whether results are being handed out: see requireNotDraining. */
   private boolean draining;
 
@@ -226,9 +229,16 @@ public final class KafkaWindows<K, V, R> {
     this.progress =
         settings.progressGroup() == null ? null : new ProgressGroup(settings.progressGroup());
     this.missing = new MissingRecords(consumer, settings.missingRecordsPolicy());
+    this.resumeLimit = new ResumeLimit(settings.resumeDistanceLimit());
     this.tick =
         new PollTick<>(
-            consumer, scope, groupWatermark, settings.quietAdvanceAfterNanos(), progress, missing);
+            consumer,
+            scope,
+            groupWatermark,
+            settings.quietAdvanceAfterNanos(),
+            progress,
+            missing,
+            resumeLimit);
     this.lifecycle =
         new PartitionLifecycle<>(table, scope, new CheckpointReader(consumer), alignment);
   }
@@ -578,6 +588,17 @@ public final class KafkaWindows<K, V, R> {
       Objects.requireNonNull(partition, "partition");
     }
     return scope.isComplete(table, partition, windowStartMillis);
+  }
+
+  /**
+   * Returns how many assigned partitions had a resume distance over the {@link
+   * Builder#resumeDistanceLimit} at the end of the last {@link #onPoll}: {@code
+   * lowwater.partitions.over.resume.limit}. 0 without a limit. Any thread.
+   *
+   * @return the partitions over the limit
+   */
+  public int partitionsOverResumeLimit() {
+    return resumeLimit.over();
   }
 
   /**
@@ -1143,6 +1164,7 @@ public final class KafkaWindows<K, V, R> {
     private boolean futureEventPolicySet;
     private ProgressGroup.Config progressGroup;
     private MissingRecordsPolicy missingRecordsPolicy;
+    private long resumeDistanceLimit = ResumeLimit.NONE;
 
     /** Exactly one of {@code size} and {@code gap} is set, checked by the core's builder. */
     private Builder(Duration size, Duration gap, Aggregator<? super V, ?, R> aggregator) {
@@ -1299,6 +1321,31 @@ public final class KafkaWindows<K, V, R> {
       Checks.requireUnset(
           missingRecordsPolicy == null, "missingRecordsPolicy", missingRecordsPolicy);
       missingRecordsPolicy = policy;
+      return this;
+    }
+
+    /**
+     * Sets a limit on each partition's resume distance (semantics rule 66): the records a new owner
+     * would read again after a rebalance or a crash ({@link KafkaWindows#resumeDistance}). A
+     * partition that passes it is counted ({@link KafkaWindows#partitionsOverResumeLimit()}, {@code
+     * lowwater.partitions.over.resume.limit}) and logged once at WARN, naming what holds its
+     * commit: an open window, a window in its grace period, or a session that has not ended. The
+     * limit changes nothing else: the commit still waits for what it waits for. Session windows
+     * without {@link #maxSessionSpan} hold the commit without bound while a key never falls silent
+     * for a gap. Off by default.
+     *
+     * @param records the limit in records, {@code > 0}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code records} is not positive
+     * @throws IllegalStateException if the limit was already set
+     */
+    public Builder<V, R> resumeDistanceLimit(long records) {
+      if (records <= 0) {
+        throw new IllegalArgumentException("resumeDistanceLimit must be > 0: " + records);
+      }
+      Checks.requireUnset(
+          resumeDistanceLimit == ResumeLimit.NONE, "resumeDistanceLimit", resumeDistanceLimit);
+      resumeDistanceLimit = records;
       return this;
     }
 
@@ -1538,7 +1585,8 @@ public final class KafkaWindows<K, V, R> {
               quietAdvanceMaxLagMillis(),
               maxFutureSkewMillis,
               progressGroup,
-              missingRecordsPolicy != null ? missingRecordsPolicy : MissingRecordsPolicy.MARK);
+              missingRecordsPolicy != null ? missingRecordsPolicy : MissingRecordsPolicy.MARK,
+              resumeDistanceLimit);
       return new KafkaWindows<K, W, R>(settings); // checks maxDrift against the allowed lateness
     }
 

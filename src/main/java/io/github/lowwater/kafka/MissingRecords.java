@@ -84,6 +84,10 @@ final class MissingRecords {
         reason =
             "the records from the committed offset to the log start were deleted (retention or"
                 + " deleteRecords) before this owner read them";
+        // A session's extent depends on every record: without the deleted ones, this reading's
+        // sessions are not the ones the checkpoint says were written, and a session it would drop
+        // as written may hold records nobody wrote. The partition starts without the checkpoint.
+        outcome = p.restoredCheckpoint && p.sessions() ? RESTART : MARK;
       } else {
         return nothing(p); // the gap holds transaction markers, aborted or compacted records
       }

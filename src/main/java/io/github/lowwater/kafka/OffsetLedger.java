@@ -132,6 +132,10 @@ final class OffsetLedger {
     return offsets[index];
   }
 
+  long end(int index) {
+    return ends[index];
+  }
+
   long watermarkBefore(int index) {
     return watermarks[index];
   }

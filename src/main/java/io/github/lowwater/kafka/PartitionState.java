@@ -119,6 +119,9 @@ final class PartitionState<K, V, R> {
   /** Records may be missing and the bound is not known yet: every row is incomplete. */
   private boolean incompletePending;
 
+  /** Whether its resume distance was over the limit at the last poll (rule 66). */
+  boolean overResumeLimit;
+
   /** Its progress as other threads read it (issue 33), published once per poll. */
   final PartitionProgress progress = new PartitionProgress();
 
@@ -404,6 +407,51 @@ final class PartitionState<K, V, R> {
             ledger.eventTime(oldest));
       }
     }
+  }
+
+  /**
+   * What holds the partition's commit back, in words, for the WARN of the resume-distance limit
+   * (rule 66): the predecessor's commit, an open window, a window in its grace period, or a session
+   * that has not ended.
+   */
+  String commitHolder() {
+    if (behindPreviousOwner() || !startChecked) {
+      return "the previous owner's commit, until this owner has read through offset "
+          + readThroughOffset;
+    }
+    int oldest = ledger.oldest();
+    if (oldest < 0) {
+      return "nothing";
+    }
+    String record =
+        "the record at offset "
+            + ledger.offset(oldest)
+            + " (event time "
+            + TimeMath.describeMillis(ledger.eventTime(oldest))
+            + ")";
+    if (sessions != null) {
+      return "a session that has not ended, which holds "
+          + record
+          + (sessions.maxSpanMillis() > 0
+              ? ""
+              : "; without maxSessionSpan a session that never falls silent holds it without bound");
+    }
+    long end = ledger.end(oldest);
+    long watermark = windows.watermark();
+    if (watermark >= end) {
+      return "the grace period of the window ending at "
+          + TimeMath.describeMillis(end)
+          + " (it retires when the watermark reaches "
+          + TimeMath.describeMillis(TimeMath.saturatedAdd(end, windows.graceMillis()))
+          + "), which holds "
+          + record;
+    }
+    return "the window ending at "
+        + TimeMath.describeMillis(end)
+        + ", still open (the watermark is "
+        + TimeMath.describeMillis(watermark)
+        + "), which holds "
+        + record;
   }
 
   /**

@@ -38,14 +38,19 @@ final class PollTick<K, V, R> {
   /** Checks a partition whose history starts past its committed offset (rule 65). */
   private final MissingRecords missing;
 
+  /** The resume-distance limit (rule 66). */
+  private final ResumeLimit resumeLimit;
+
   PollTick(
       Consumer<?, ?> consumer,
       WindowScope<K, V, R> scope,
       GroupWatermark groupWatermark,
       long quietAfterNanos,
       ProgressGroup progress,
-      MissingRecords missing) {
+      MissingRecords missing,
+      ResumeLimit resumeLimit) {
     this.missing = missing;
+    this.resumeLimit = resumeLimit;
     this.consumer = consumer;
     this.scope = scope;
     this.groupWatermark = groupWatermark;
@@ -81,6 +86,7 @@ final class PollTick<K, V, R> {
     for (PartitionState<K, V, R> p : table.states()) {
       p.publishProgress(assigned.contains(p.partition) ? lag(p.partition) : -1);
     }
+    resumeLimit.check(table.states());
     if (progress != null) {
       progress.maybeCommit(table.states(), nowNanos);
     }
@@ -116,7 +122,12 @@ final class PollTick<K, V, R> {
       return; // not known yet: the consumer looks it up, and a later poll asks again
     }
     long committed = p.nextOffset;
-    if (!p.startChecked && position >= p.readThroughOffset) {
+    // Sessions from a checkpoint are checked at their first record, which may start them anew.
+    boolean checkNow = !(p.sessions() && p.restoredCheckpoint);
+    if (!p.startChecked
+        && checkNow
+        && p.restoredCommit != null
+        && position >= p.readThroughOffset) {
       // Its history starts at the position, past records it never received: rule 65, before any
       // change (under FAIL the exception leaves the partition as it was, and the next poll asks).
       if (missing.check(p, position) != MissingRecords.NOTHING) {

@@ -12,6 +12,7 @@ import static io.github.lowwater.micrometer.Meters.PARTITIONS;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS_ACTIVE;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS_ASSIGNED;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS_IDLE;
+import static io.github.lowwater.micrometer.Meters.PARTITIONS_OVER_RESUME_LIMIT;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS_PAUSED;
 import static io.github.lowwater.micrometer.Meters.PARTITION_FRONTIER_LAG;
 import static io.github.lowwater.micrometer.Meters.PARTITION_OLDEST_SESSION_AGE;
@@ -221,6 +222,17 @@ public final class KafkaWindowsMetrics implements MeterBinder, AutoCloseable {
             tags,
             windows,
             KafkaWindows::pausedPartitionCount));
+    meters.add(
+        registry,
+        Meters.gauge(
+            registry,
+            PARTITIONS_OVER_RESUME_LIMIT,
+            "Partitions whose resume distance is over the resumeDistanceLimit (0 without one), in"
+                + " partitions",
+            PARTITIONS,
+            tags,
+            windows,
+            KafkaWindows::partitionsOverResumeLimit));
     WindowStatsMeters.bind(registry, tags, windows, KafkaWindows::stats, meters);
     ProgressMeters.bindInstance(registry, tags, windows, wall, meters);
     meters.add(

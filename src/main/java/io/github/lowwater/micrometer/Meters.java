@@ -53,6 +53,7 @@ final class Meters {
   static final String PROGRESS_COMMITS = "lowwater.progress.commits";
   static final String PROGRESS_FAILURES = "lowwater.progress.failures";
   static final String ROWS_INCOMPLETE = "lowwater.rows.incomplete";
+  static final String PARTITIONS_OVER_RESUME_LIMIT = "lowwater.partitions.over.resume.limit";
   static final String MISSING_RECORDS = "lowwater.missing.records.events";
 
   static final String MILLISECONDS = "milliseconds"; // BaseUnits.MILLISECONDS is "ms"

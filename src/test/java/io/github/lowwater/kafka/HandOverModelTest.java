@@ -188,6 +188,65 @@ class HandOverModelTest {
     SESSIONS_PANES
   }
 
+  /**
+   * Issue 33, rules 64 and 65: the same traces, plus a tool that recommits an offset without its
+   * checkpoint (the same offset, or the log start: a replay), and retention that deletes records
+   * below what the partition's current owner has read. The sink upserts complete rows and inserts
+   * incomplete ones only where it has none (docs/kafka.md). Every record is in a row or late,
+   * unless retention deleted it; and, where no wall-clock rule intervened, every row the sink holds
+   * as complete is the row of one uninterrupted reading, as is every complete pane, provided the
+   * rule's assumption held (a record of the first poll of each history that started after such an
+   * operation was not late for that reading; the traces where it did not are counted).
+   */
+  @Test
+  void perPartitionRowsMarkedCompleteAreOneReadingsWhateverHappensToTheCommitsAndTheLog() {
+    damaged(Trials.of(1_500), Kind.TUMBLING);
+  }
+
+  @Test
+  void perPartitionHoppingRowsMarkedCompleteAreOneReadingsWhateverHappensToTheCommitsAndTheLog() {
+    damaged(Trials.of(600), Kind.HOPPING);
+  }
+
+  @Test
+  void perPartitionSessionRowsMarkedCompleteAreOneReadingsWhateverHappensToTheCommitsAndTheLog() {
+    damaged(Trials.of(800), Kind.SESSIONS);
+  }
+
+  @Test
+  void perPartitionPanesMarkedCompleteAreOneReadingsWhateverHappensToTheCommitsAndTheLog() {
+    damaged(Trials.of(800), Kind.TUMBLING_PANES);
+  }
+
+  private void damaged(int traces, Kind kind) {
+    int damagedTraces = 0;
+    int exact = 0;
+    int assumptionBroken = 0;
+    int incompleteRows = 0;
+    for (long seed = FIRST_SEED; seed < FIRST_SEED + traces; seed++) {
+      Trace trace = new Trace(seed, ResultScope.PER_PARTITION, kind);
+      trace.damaging = true;
+      trace.run();
+      if (!trace.damagedPartitions.isEmpty()) {
+        damagedTraces++;
+        exact += trace.checkedComplete ? 1 : 0;
+        assumptionBroken += trace.assumptionBroken ? 1 : 0;
+        incompleteRows += trace.incompleteRowsWritten;
+      }
+    }
+    String what =
+        String.format(
+            "%d traces: %d with a recommit or a deletion, %d of them checked row by row, %d where"
+                + " every record of a history's first poll was late for one reading, %d"
+                + " incomplete rows written",
+            traces, damagedTraces, exact, assumptionBroken, incompleteRows);
+    System.out.println("HandOverModelTest damage: " + what);
+    assertThat(damagedTraces).as(what).isGreaterThan(traces / 2);
+    assertThat(exact).as(what).isGreaterThan(damagedTraces / 3);
+    assertThat(assumptionBroken).as(what).isLessThan(damagedTraces / 5);
+    assertThat(incompleteRows).as(what).isGreaterThan(traces / 4);
+  }
+
   private void perPartition(int traces, Kind kind) {
     int exact = 0;
     int guarded = 0;
@@ -362,7 +421,7 @@ class HandOverModelTest {
       this.consumer = new KafkaWindowsRewindTest.FailingCommittedConsumer();
       consumer.assign(trace.partitions);
       Map<TopicPartition, Long> beginning = new HashMap<>();
-      trace.partitions.forEach(tp -> beginning.put(tp, 0L));
+      trace.partitions.forEach(tp -> beginning.put(tp, trace.logStart[tp.partition()]));
       consumer.updateBeginningOffsets(beginning);
       this.windows =
           trace
@@ -401,7 +460,10 @@ class HandOverModelTest {
             trace.intervened = true; // the seed is clamped to the wall clock
           }
         }
-        positions.put(tp, om == null ? 0L : om.offset());
+        // Below the log start, the consumer's offset reset moves it there.
+        positions.put(tp, Math.max(om == null ? 0L : om.offset(), trace.logStart[tp.partition()]));
+        starts.put(tp, positions.get(tp));
+        fresh.add(tp);
       }
       consumer.commitSync(committed);
       int generation = ++trace.generation;
@@ -419,6 +481,12 @@ class HandOverModelTest {
       tps.forEach(positions::remove);
     }
 
+    /** Where each partition's reading began at its assignment. */
+    final Map<TopicPartition, Long> starts = new HashMap<>();
+
+    /** Partitions whose history began and has delivered no keyed record yet (issue 33). */
+    final Set<TopicPartition> fresh = new HashSet<>();
+
     /** Each owned partition delivers up to {@code most} of its next records. */
     void poll(int most) {
       List<ConsumerRecord<String, String>> batch = new ArrayList<>();
@@ -426,10 +494,20 @@ class HandOverModelTest {
         List<ConsumerRecord<String, String>> log = trace.log.get(e.getKey().partition());
         int n = most == Integer.MAX_VALUE ? log.size() : trace.random.nextInt(most + 1);
         long position = e.getValue();
+        List<Long> keyed = new ArrayList<>();
         for (int i = 0; i < n && position < log.size(); i++) {
-          batch.add(log.get((int) position++));
+          ConsumerRecord<String, String> r = log.get((int) position++);
+          batch.add(r);
+          if (r.key() != null) {
+            keyed.add(Long.parseLong(r.value()));
+          }
         }
         e.setValue(position);
+        if (!keyed.isEmpty() && fresh.remove(e.getKey())) {
+          if (trace.damagedPartitions.contains(e.getKey())) {
+            trace.firstPolls.add(keyed); // the poll that bounds its incomplete rows (rule 64)
+          }
+        }
       }
       windows.onPoll(
           KafkaWindowsTest.recordsOf(batch), r -> r.key(), r -> Long.parseLong(r.value()));
@@ -548,13 +626,21 @@ class HandOverModelTest {
         }
       }
       windows.rewindToLastCommit(new ArrayList<>(positions.keySet()));
+      fresh.addAll(positions.keySet()); // a rewound history begins again
       for (Map.Entry<TopicPartition, Long> e : positions.entrySet()) {
         OffsetAndMetadata om = trace.group.get(e.getKey());
-        long resume = om != null ? om.offset() : 0; // without a commit it read from offset 0
+        // Without a commit, it goes back to where it started reading.
+        long resume = om != null ? om.offset() : starts.get(e.getKey());
         if (e.getValue() > resume) {
-          assertThat(consumer.position(e.getKey())).as("sought back").isEqualTo(resume);
+          assertThat(consumer.position(e.getKey()))
+              .as("sought back; seed %d; %s", trace.seed, trace.ops)
+              .isEqualTo(resume);
         }
-        e.setValue(resume);
+        // Below the log start, the consumer's offset reset moves it there.
+        e.setValue(Math.max(resume, trace.logStart[e.getKey().partition()]));
+        if (om == null) {
+          starts.put(e.getKey(), e.getValue()); // where the rewound reading begins
+        }
       }
     }
 
@@ -611,6 +697,31 @@ class HandOverModelTest {
     int failedWrites;
     int failedEmits;
     int failedReads;
+
+    /** Issue 33: tools recommit offsets without checkpoints, and retention deletes records. */
+    boolean damaging;
+
+    /** Each partition's log start: retention deleted the records below it. */
+    final long[] logStart = new long[3];
+
+    /** Partitions whose commit a tool rewrote or whose records retention deleted. */
+    final Set<TopicPartition> damagedPartitions = new HashSet<>();
+
+    /** The keyed record ids of the first poll of each history begun after such an operation. */
+    final List<List<Long>> firstPolls = new ArrayList<>();
+
+    /** Rows the sink holds as complete, by (start, partition, key): the others are incomplete. */
+    final Set<List<Object>> complete = new HashSet<>();
+
+    /** Every record id of every row handed to the sink, complete or not. */
+    final Set<Long> handedOut = new HashSet<>();
+
+    /** Every complete row handed to the sink. */
+    final List<WindowResult<String, Set<Long>>> completeWritten = new ArrayList<>();
+
+    int incompleteRowsWritten;
+    boolean assumptionBroken;
+    boolean checkedComplete;
 
     /** The future-timestamp guard (issue 32), or {@code null}; LATE is its only policy here. */
     final Duration maxFutureSkew;
@@ -770,6 +881,32 @@ class HandOverModelTest {
     void upsert(WindowResult<String, Set<Long>> r, int generation) {
       newestWrittenEnd = Math.max(newestWrittenEnd, r.end());
       List<Object> key = Arrays.asList(r.start(), r.source(), r.key());
+      handedOut.addAll(r.value());
+      if (r.isComplete()) {
+        completeWritten.add(r);
+      }
+      if (!r.isComplete()) { // docs/kafka.md: an incomplete row only where there is none
+        incompleteRowsWritten++;
+        if (!rows.containsKey(key) && !held.containsKey(key)) {
+          rows.put(key, r.value());
+          if (early != null || grace != null) {
+            held.put(key, new long[] {generation, r.index()});
+          }
+        }
+        return;
+      }
+      if (rows.containsKey(key) && !complete.contains(key)) {
+        rows.remove(key); // a complete row replaces an incomplete one, whatever its pane
+        held.remove(key);
+      }
+      upsertComplete(r, generation, key);
+      if (rows.get(key) == r.value()) {
+        complete.add(key);
+      }
+    }
+
+    /** The sink's upsert of a complete row, as before issue 33. */
+    void upsertComplete(WindowResult<String, Set<Long>> r, int generation, List<Object> key) {
       if (early != null || grace != null) {
         List<Object> pane = Arrays.asList(r.start(), r.source(), r.key(), r.index());
         Set<Long> before = paneRows.put(pane, r.value());
@@ -785,6 +922,7 @@ class HandOverModelTest {
           if (was == null || was[0] <= generation) {
             held.put(gone, new long[] {generation, TOMBSTONE});
             rows.remove(gone);
+            complete.remove(gone);
           }
         }
         if (newer(held.get(key), generation, r.index())) {
@@ -833,6 +971,10 @@ class HandOverModelTest {
     }
 
     void step(Owner o) {
+      if (damaging && random.nextInt(10) == 0) {
+        damage();
+        return;
+      }
       int op = random.nextInt(100);
       if (op < 40) {
         clock.advance(Duration.ofMillis(random.nextInt(5_000)));
@@ -889,6 +1031,42 @@ class HandOverModelTest {
       } else if (scope == ResultScope.PER_PARTITION) {
         move(o);
       }
+    }
+
+    /**
+     * Issue 33: a tool recommits a partition's offset without its checkpoint (the same offset, or
+     * the log start: a replay), or retention deletes records below what the partition's current
+     * owner has read (so a live owner never jumps; its successors start past the deleted ones).
+     */
+    void damage() {
+      TopicPartition tp = partitions.get(random.nextInt(partitions.size()));
+      int p = tp.partition();
+      OffsetAndMetadata om = group.get(tp);
+      if (random.nextBoolean()) {
+        if (om == null) {
+          return;
+        }
+        long offset = random.nextBoolean() ? om.offset() : logStart[p];
+        group.put(tp, new OffsetAndMetadata(offset)); // kafka-consumer-groups --reset-offsets
+        log("a tool recommits " + p + " at " + offset + " without its checkpoint");
+      } else {
+        long limit = log.get(p).size() - 1; // a record stays, so every partition ends committed
+        for (Owner each : owners) {
+          Long position = each.positions.get(tp);
+          if (position != null) {
+            limit = Math.min(limit, position);
+          }
+        }
+        if (limit <= logStart[p]) {
+          return;
+        }
+        logStart[p] = logStart[p] + 1 + random.nextInt((int) (limit - logStart[p]));
+        for (Owner each : owners) {
+          each.consumer.updateBeginningOffsets(Map.of(tp, logStart[p]));
+        }
+        log("retention deletes " + p + " below " + logStart[p]);
+      }
+      damagedPartitions.add(tp);
     }
 
     /** {@code PER_PARTITION}: one of the instance's partitions moves to another instance. */
@@ -950,6 +1128,9 @@ class HandOverModelTest {
       }
       // Every window closed, retired and written: nothing holds a commit (issue 32, defect 6).
       for (TopicPartition tp : partitions) {
+        if (damagedPartitions.contains(tp) && unbounded(tp)) {
+          continue; // rule 65: its incomplete rows are not bounded, it keeps the previous commit
+        }
         assertThat(group.get(tp))
             .as("partition %d committed after the end; seed %d; %s", tp.partition(), seed, ops)
             .isNotNull();
@@ -959,29 +1140,99 @@ class HandOverModelTest {
       }
     }
 
+    /** The trace's settings and operations, for a failure's message. */
+    String where() {
+      return "seed "
+          + seed
+          + " "
+          + scope
+          + " lateness "
+          + lateness
+          + " advance "
+          + advance
+          + " gap "
+          + gap
+          + " span "
+          + maxSessionSpan
+          + " early "
+          + early
+          + " grace "
+          + grace
+          + " guard "
+          + maxFutureSkew
+          + (intervened ? " (a wall-clock rule intervened)" : "")
+          + "; "
+          + ops;
+    }
+
+    /**
+     * Issue 33, a trace with recommits or deletions: every record retention did not delete is in a
+     * row handed to the sink (complete or not) or late; and, unless a wall-clock rule intervened or
+     * the first poll of a history begun after such an operation held only records one reading found
+     * late (the assumption of rule 64), every complete row handed to the sink is that reading's row
+     * (with panes, the row of the same index), and so is every row the sink holds as complete.
+     */
+    void checkDamaged() {
+      String where = where();
+      for (long id : produced) {
+        if (id % 1_000 < logStart[(int) (id / 1_000)]) {
+          continue; // deleted by retention, reported by the WARN of rule 65
+        }
+        assertThat(handedOut.contains(id) || late.contains(id))
+            .as(
+                "record %d in no row handed out and not late (redelivered: %s); %s",
+                id, redelivered.contains(id), where)
+            .isTrue();
+      }
+      if (intervened) {
+        return;
+      }
+      Reference reference = new Reference(this);
+      for (List<Long> poll : firstPolls) {
+        if (reference.late.containsAll(poll)) {
+          assumptionBroken = true;
+          return;
+        }
+      }
+      checkedComplete = true;
+      boolean panes = early != null || grace != null;
+      for (WindowResult<String, Set<Long>> r : completeWritten) {
+        Set<Long> expected =
+            panes
+                ? reference.paneRows.get(Arrays.asList(r.start(), r.source(), r.key(), r.index()))
+                : reference.rows.get(Arrays.asList(r.start(), r.source(), r.key()));
+        assertThat(r.value())
+            .as("the complete row %s is one reading's; %s", r, where)
+            .isEqualTo(expected);
+      }
+      if (panes) {
+        return; // which pane a sink keeps is its policy's (generation, index): not checked here
+      }
+      for (List<Object> key : complete) {
+        assertThat(rows.get(key))
+            .as("the sink's complete row %s is one reading's; %s", key, where)
+            .isEqualTo(reference.rows.get(key));
+      }
+    }
+
+    /**
+     * Whether the partition's last owner has not bounded its incomplete rows (no record moved it).
+     */
+    boolean unbounded(TopicPartition tp) {
+      for (Owner o : owners) {
+        if (o.positions.containsKey(tp)) {
+          return !o.windows.isComplete(tp, Long.MAX_VALUE - 1);
+        }
+      }
+      return false;
+    }
+
     void check() {
-      String where =
-          "seed "
-              + seed
-              + " "
-              + scope
-              + " lateness "
-              + lateness
-              + " advance "
-              + advance
-              + " gap "
-              + gap
-              + " span "
-              + maxSessionSpan
-              + " early "
-              + early
-              + " grace "
-              + grace
-              + " guard "
-              + maxFutureSkew
-              + (intervened ? " (a wall-clock rule intervened)" : "")
-              + "; "
-              + ops;
+      if (!damagedPartitions.isEmpty()) {
+        checkDamaged();
+        return;
+      }
+      String where = where();
       Map<Long, List<Object>> rowOf = new HashMap<>();
       for (Map.Entry<List<Object>, Set<Long>> e : rows.entrySet()) {
         for (Long id : e.getValue()) {

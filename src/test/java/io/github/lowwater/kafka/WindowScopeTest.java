@@ -50,7 +50,8 @@ class WindowScopeTest {
             Duration.ofHours(1).toMillis(),
             -1,
             null,
-            MissingRecordsPolicy.MARK);
+            MissingRecordsPolicy.MARK,
+            ResumeLimit.NONE);
     return WindowScope.of(
         settings, cached, new RecordAdmission<>(null, scope == ResultScope.MERGED), null, 0);
   }

@@ -131,6 +131,7 @@ class KafkaWindowsMetricsTest {
             "lowwater.partitions.active GAUGE partitions [group=counter]",
             "lowwater.partitions.assigned GAUGE partitions [group=counter]",
             "lowwater.partitions.idle GAUGE partitions [group=counter]",
+            "lowwater.partitions.over.resume.limit GAUGE partitions [group=counter]",
             "lowwater.partitions.paused GAUGE partitions [group=counter]",
             "lowwater.progress.commits COUNTER calls [group=counter]",
             "lowwater.progress.failures COUNTER calls [group=counter]",
@@ -282,14 +283,14 @@ class KafkaWindowsMetricsTest {
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
     KafkaWindowsMetrics metrics = new KafkaWindowsMetrics(windows, GROUP, clock);
     metrics.bindTo(registry);
-    assertThat(registry.getMeters()).hasSize(27 + 6); // 27 instance meters, 6 per partition
+    assertThat(registry.getMeters()).hasSize(28 + 6); // 28 instance meters, 6 per partition
     windows.rebalanceListener().onPartitionsAssigned(List.of(P1));
     metrics.bindTo(registry); // already bound: only refreshes
-    assertThat(registry.getMeters()).hasSize(27 + 12);
+    assertThat(registry.getMeters()).hasSize(28 + 12);
     metrics.close();
     assertThat(registry.getMeters()).isEmpty();
     metrics.bindTo(registry);
-    assertThat(registry.getMeters()).hasSize(27 + 12);
+    assertThat(registry.getMeters()).hasSize(28 + 12);
     assertThat(metrics.partitionsWithMeters()).containsExactlyInAnyOrder(P0, P1);
   }
 
