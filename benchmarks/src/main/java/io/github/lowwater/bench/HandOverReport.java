@@ -54,10 +54,12 @@ final class HandOverReport {
     }
     System.out.println();
     System.out.println(
-        "| span | variant | resume distance or changelog records | assigned s | state back s |"
+        "| span | variant | resume distance or changelog records | records re-read or restored |"
+            + " assigned s | state back s |"
             + " first row s | first on-time row s | last row s | records/s getting the state"
             + " back | checks |");
-    System.out.println("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
+    System.out.println(
+        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
     Map<String, Double> firstOnTime = new LinkedHashMap<>();
     for (Map.Entry<String, List<Takeover>> e : byGroup.entrySet()) {
       List<Takeover> ts = e.getValue();
@@ -69,10 +71,11 @@ final class HandOverReport {
       ts.forEach(t -> checks.merge(t.check(), 1, Integer::sum));
       System.out.printf(
           Locale.ROOT,
-          "| %d min | %s | %,d | %.3f | %.3f | %.3f | %.3f | %.3f | %,.0f | %s |%n",
+          "| %d min | %s | %,d | %,.0f | %.3f | %.3f | %.3f | %.3f | %.3f | %,.0f | %s |%n",
           any.span().minutes(),
           any.variant().name(),
           prepared.get(e.getKey()).distance(),
+          median(ts, Takeover::distance),
           median(ts, Takeover::assignedNanos) / 1e9,
           stateBack / 1e9,
           median(ts, Takeover::firstRowNanos) / 1e9,

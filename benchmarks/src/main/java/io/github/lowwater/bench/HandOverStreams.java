@@ -228,7 +228,10 @@ final class HandOverStreams {
       throw new IllegalStateException(id + " failed", probe.failure.get());
     }
     String check = rows.check(span.expectedSum(v.kind()));
-    if (copied != changelog || probe.restored.get() != changelog) {
+    // Kafka Streams may restore fewer records than the changelogs hold: it starts a session
+    // store's restore at its retention (gap plus grace) behind the newest record, skipping the
+    // updates of sessions that have expired since. The rows check that the state is whole.
+    if (copied != changelog || probe.restored.get() < 1 || probe.restored.get() > changelog) {
       check =
           (check.equals("ok") ? "" : check + "; ")
               + String.format(
