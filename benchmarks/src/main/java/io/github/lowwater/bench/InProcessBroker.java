@@ -27,12 +27,13 @@ import org.apache.kafka.server.common.Feature;
 import org.apache.kafka.server.common.MetadataVersion;
 
 /**
- * A real single-node Kafka broker in this JVM for {@link EndToEnd}: KRaft, combined broker and
- * controller on 127.0.0.1 with free ports, its log directory (a temporary directory, deleted on
- * {@link #close()}) formatted first. A copy of the library's test helper {@code
- * io.github.lowwater.kafka.EmbeddedKafka} (the benchmarks do not depend on the library's test jar),
- * without its consumer-group timeouts, which a group-less consumer does not need. Ready in a few
- * seconds. Not thread-safe; start and close it from one thread.
+ * A real single-node Kafka broker in this JVM for {@link EndToEnd} and {@link HandOver}: KRaft,
+ * combined broker and controller on 127.0.0.1 with free ports, its log directory (a temporary
+ * directory, deleted on {@link #close()}) formatted first. A copy of the library's test helper
+ * {@code io.github.lowwater.kafka.EmbeddedKafka} (the benchmarks do not depend on the library's
+ * test jar), without its consumer-group timeouts: {@code EndToEnd}'s consumers have no group to
+ * time out, and {@code HandOver}'s leave theirs on close, so a new member never waits for an old
+ * one. Ready in a few seconds. Not thread-safe; start and close it from one thread.
  */
 final class InProcessBroker implements AutoCloseable {
 
@@ -110,10 +111,16 @@ final class InProcessBroker implements AutoCloseable {
    * leader.
    */
   void createTopic(String name, int partitions) {
+    createTopic(name, partitions, Map.of("retention.ms", "-1", "retention.bytes", "-1"));
+  }
+
+  /**
+   * Creates a topic with the given number of partitions and topic configs, and waits until every
+   * partition has a leader.
+   */
+  void createTopic(String name, int partitions, Map<String, String> configs) {
     try (Admin admin = admin()) {
-      NewTopic topic =
-          new NewTopic(name, partitions, (short) 1)
-              .configs(Map.of("retention.ms", "-1", "retention.bytes", "-1"));
+      NewTopic topic = new NewTopic(name, partitions, (short) 1).configs(configs);
       admin.createTopics(List.of(topic)).all().get();
       // Wait until every partition has a leader: producing earlier meets NOT_LEADER_OR_FOLLOWER,
       // and the retries of an idempotent producer can then fail on sequence numbers.
