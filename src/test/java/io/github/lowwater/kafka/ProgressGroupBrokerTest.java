@@ -22,9 +22,9 @@ import org.junit.jupiter.api.Test;
  * The progress group on the real broker (issue 33), under both group protocols: instances of one
  * consumer group commit their processed positions under a second group id through an {@code Admin};
  * read with {@code Admin.listConsumerGroupOffsets}, that group follows the positions through
- * scaling out and in (every partition at its log end once read, whoever owns it), while the
- * consumer group's own commits are exactly the checkpoints the instances committed, trailing by the
- * open windows.
+ * scaling out and in and through an instance's crash (every partition at its log end once read,
+ * whoever owns it), while the consumer group's own commits are exactly the checkpoints the
+ * instances committed, trailing by the open windows.
  */
 class ProgressGroupBrokerTest {
 
@@ -39,14 +39,13 @@ class ProgressGroupBrokerTest {
   }
 
   @Test
-  void classicProgressGroupFollowsThePositionsThroughScalingAndLeavesTheGroupsCommitsAlone()
+  void classicProgressGroupFollowsScalingAndACrashAndLeavesTheGroupsCommitsAlone()
       throws Exception {
     run("classic", Map.of());
   }
 
   @Test
-  void kip848ProgressGroupFollowsThePositionsThroughScalingAndLeavesTheGroupsCommitsAlone()
-      throws Exception {
+  void kip848ProgressGroupFollowsScalingAndACrashAndLeavesTheGroupsCommitsAlone() throws Exception {
     run("kip848", Map.of("group.protocol", "consumer"));
   }
 
@@ -58,6 +57,11 @@ class ProgressGroupBrokerTest {
     Instance(String topic, String group, Admin admin, Map<String, String> protocol) {
       Map<String, String> extra = new HashMap<>(protocol);
       extra.put("max.partition.fetch.bytes", "4096"); // small polls
+      extra.put("max.poll.interval.ms", "5000"); // a frozen member leaves after 5 s
+      if (protocol.isEmpty()) { // classic: a member closed without leaving goes after 6 s
+        extra.put("session.timeout.ms", "6000");
+        extra.put("heartbeat.interval.ms", "1000");
+      }
       consumer = Feed.consumer(broker.bootstrapServers(), group, extra);
       windows =
           KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.count())
@@ -90,9 +94,32 @@ class ProgressGroupBrokerTest {
       return true;
     }
 
+    /**
+     * Dies as a process would (docs: kafka-testing-notes): classic, closed without leaving the
+     * group and without a callback; KIP-848, whose client leaves a dynamic member at any close,
+     * frozen: no more polls, the member goes after {@code max.poll.interval.ms}.
+     */
+    void crash(boolean classic) {
+      crashed = true;
+      if (classic) {
+        consumer.close(
+            org.apache.kafka.clients.consumer.CloseOptions.groupMembershipOperation(
+                    org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation
+                        .REMAIN_IN_GROUP)
+                .withTimeout(Duration.ZERO));
+        closed = true;
+      }
+    }
+
+    boolean crashed;
+    boolean closed;
+
     @Override
     public void close() {
-      consumer.close();
+      if (!closed) {
+        closed = true;
+        consumer.close();
+      }
     }
   }
 
@@ -133,6 +160,22 @@ class ProgressGroupBrokerTest {
         assertProgressAt(admin, group + ".progress", ends);
         assertTheGroupHoldsExactlyWhatWasCommitted(admin, group, committed, ends);
         assertThat(a.windows.progressCommits()).isPositive();
+
+        // A crash: a second instance takes partitions, then dies without a commit or a leave;
+        // its partitions move after the timeout, and the progress group follows them.
+        b = new Instance(topic, group, admin, protocol);
+        produce(producer, topic, base, 500, 600);
+        ends = ends(admin, topic);
+        awaitDrained(List.of(a, b), ends, committed);
+        assertThat(b.consumer.assignment())
+            .as("the instance to crash holds partitions")
+            .isNotEmpty();
+        b.crash(protocol.isEmpty());
+        produce(producer, topic, base, 600, 700);
+        ends = ends(admin, topic);
+        awaitDrained(List.of(a), ends, committed); // once a holds every partition again
+        assertProgressAt(admin, group + ".progress", ends);
+        assertTheGroupHoldsExactlyWhatWasCommitted(admin, group, committed, ends);
       } finally {
         a.close();
         if (b != null) {
