@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
  * pointing at nothing. Every backticked name in {@code docs/*.md} and {@code README.md} that looks
  * like a test method (a camel-case sentence of at least four words that is not a name of the API or
  * of a benchmark) or a test class ({@code ...Test}) must exist in {@code src/test}, or in the
- * replay tool's {@code cli/src/test} (its own Maven project, documented in {@code docs/tuning.md}).
+ * replay tool's {@code cli/src/test} (its own Maven project, documented in {@code docs/tuning.md}),
+ * or in the test kit's {@code lowwater-test/src/test}.
  */
 class DocsNameRealTestsTest {
 
@@ -30,9 +31,13 @@ class DocsNameRealTestsTest {
 
   @Test
   void everyTestNamedInTheDocsExists() throws IOException {
-    String tests = allSources("src/test/java") + allSources("cli/src/test/java");
+    String tests =
+        allSources("src/test/java")
+            + allSources("cli/src/test/java")
+            + allSources("lowwater-test/src/test/java");
     String main =
         allSources("src/main/java")
+            + allSources("lowwater-test/src/main/java")
             + allSources("cli/src/main/java")
             + allSources("benchmarks/src/main/java"); // benchmark methods, such as byHandGlobalMax
     List<Path> docs = new ArrayList<>();

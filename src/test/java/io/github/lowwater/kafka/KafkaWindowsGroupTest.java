@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.test.LowwaterBroker;
+import io.github.lowwater.test.OutputTopicReader;
 import io.github.lowwater.testing.SyntheticFeed.Event;
 import io.github.lowwater.window.Aggregators;
 import io.github.lowwater.window.Timing;
@@ -39,6 +41,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.junit.jupiter.api.BeforeAll;
@@ -152,11 +155,11 @@ class KafkaWindowsGroupTest {
   static final Duration STAGE_DEADLINE = Duration.ofSeconds(40);
   static final long SAMPLE_EVERY_NANOS = Duration.ofMillis(200).toNanos();
 
-  static EmbeddedKafka broker;
+  static LowwaterBroker broker;
 
   @BeforeAll
   static void startBroker() {
-    broker = EmbeddedKafka.get();
+    broker = LowwaterBroker.shared();
   }
 
   @Test
@@ -1042,11 +1045,17 @@ class KafkaWindowsGroupTest {
 
     List<String> readOutput() {
       List<ConsumerRecord<byte[], byte[]>> committed =
-          OutputTopic.read(
-              broker.bootstrapServers(), outputTopic, "read_committed", STAGE_DEADLINE);
+          OutputTopicReader.read(
+              broker.bootstrapServers(),
+              outputTopic,
+              IsolationLevel.READ_COMMITTED,
+              STAGE_DEADLINE);
       List<ConsumerRecord<byte[], byte[]>> all =
-          OutputTopic.read(
-              broker.bootstrapServers(), outputTopic, "read_uncommitted", STAGE_DEADLINE);
+          OutputTopicReader.read(
+              broker.bootstrapServers(),
+              outputTopic,
+              IsolationLevel.READ_UNCOMMITTED,
+              STAGE_DEADLINE);
       List<String> failures = new ArrayList<>();
       // A row is (RowKey, index): without panes every index is 0. The last pane of a RowKey, the
       // one of the highest index, holds the window's value.

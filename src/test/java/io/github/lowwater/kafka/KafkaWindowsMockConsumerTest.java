@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 
 import io.github.lowwater.ManualClock;
 import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.test.MockConsumers;
 import io.github.lowwater.window.Aggregators;
 import io.github.lowwater.window.WindowResult;
 import java.time.Duration;
@@ -102,10 +103,20 @@ class KafkaWindowsMockConsumerTest {
 
   @Test
   void restartSkipsRecordsOfWrittenWindowsAsRedeliveredNotLate() {
-    Map<TopicPartition, OffsetAndMetadata> committed = crashBeforeTheLastCommit();
-    MockConsumer<String, String> consumer = new MockConsumer<>("earliest");
-    KafkaWindows<String, Long, Long> windows = windows().consumer(consumer).build();
-    join(consumer, windows, committed);
+    MockConsumer<String, String> crashed = crashBeforeTheLastCommit();
+    List<KafkaWindows<String, Long, Long>> restarted = new ArrayList<>();
+    // The test kit's restart (docs/testing.md): the commits carried over, the partitions assigned.
+    MockConsumer<String, String> consumer =
+        MockConsumers.restart(
+            crashed,
+            Set.of(P0, P1),
+            "earliest",
+            c -> {
+              restarted.add(windows().consumer(c).build());
+              return restarted.get(0).rebalanceListener();
+            });
+    KafkaWindows<String, Long, Long> windows = restarted.get(0);
+    assertThat(windows.assignedPartitions()).containsExactlyInAnyOrder(P0, P1);
     addLogs(consumer); // the mock delivers from the committed offsets on
     add(consumer, record(P1, 3, 16, "a"));
 
@@ -131,7 +142,8 @@ class KafkaWindowsMockConsumerTest {
   @Test
   void lateRecordHandlerTellsRedeliveredRecordsFromTrulyLateOnes() {
     List<String> handled = new ArrayList<>();
-    Map<TopicPartition, OffsetAndMetadata> committed = crashBeforeTheLastCommit();
+    Map<TopicPartition, OffsetAndMetadata> committed =
+        crashBeforeTheLastCommit().committed(Set.of(P0, P1));
     MockConsumer<String, String> consumer = new MockConsumer<>("earliest");
     KafkaWindows<String, Long, Long> windows =
         windows()
@@ -213,7 +225,7 @@ class KafkaWindowsMockConsumerTest {
    * Runs an instance that commits after its first poll, then writes one more window and dies before
    * committing. Returns the offsets it committed, with their metadata.
    */
-  Map<TopicPartition, OffsetAndMetadata> crashBeforeTheLastCommit() {
+  MockConsumer<String, String> crashBeforeTheLastCommit() {
     MockConsumer<String, String> consumer = new MockConsumer<>("earliest");
     KafkaWindows<String, Long, Long> windows = windows().consumer(consumer).build();
     join(consumer, windows);
@@ -224,7 +236,7 @@ class KafkaWindowsMockConsumerTest {
     add(consumer, P0_LOG.subList(4, 5));
     add(consumer, P1_LOG.subList(2, 3));
     assertThat(pollAndWrite(consumer, windows)).containsExactly(row(5, P0, "a", 2));
-    return consumer.committed(Set.of(P0, P1)); // no commit, no close, no callback: a crash
+    return consumer; // no commit, no close, no callback: a crash
   }
 
   /** Adds both logs whole: a {@link MockConsumer} delivers only from its position on. */

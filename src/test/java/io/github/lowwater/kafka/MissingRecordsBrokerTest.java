@@ -2,6 +2,7 @@ package io.github.lowwater.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.lowwater.test.LowwaterBroker;
 import io.github.lowwater.window.Aggregators;
 import io.github.lowwater.window.WindowResult;
 import java.time.Duration;
@@ -37,11 +38,11 @@ class MissingRecordsBrokerTest {
   static final Duration DEADLINE = Duration.ofSeconds(60);
   static final long WINDOW = Duration.ofMinutes(1).toMillis();
 
-  static EmbeddedKafka broker;
+  static LowwaterBroker broker;
 
   @BeforeAll
   static void startBroker() {
-    broker = EmbeddedKafka.get();
+    broker = LowwaterBroker.shared();
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.github.lowwater.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.lowwater.test.LowwaterBroker;
 import io.github.lowwater.window.Aggregators;
 import java.time.Duration;
 import java.util.HashMap;
@@ -31,11 +32,11 @@ class ProgressGroupBrokerTest {
   static final int PARTITIONS = 3;
   static final Duration DEADLINE = Duration.ofSeconds(60);
 
-  static EmbeddedKafka broker;
+  static LowwaterBroker broker;
 
   @BeforeAll
   static void startBroker() {
-    broker = EmbeddedKafka.get();
+    broker = LowwaterBroker.shared();
   }
 
   @Test

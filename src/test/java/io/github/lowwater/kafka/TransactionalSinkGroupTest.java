@@ -2,6 +2,7 @@ package io.github.lowwater.kafka;
 
 import io.github.lowwater.kafka.KafkaWindowsGroupTest.GroupRun;
 import io.github.lowwater.kafka.KafkaWindowsGroupTest.Protocol;
+import io.github.lowwater.test.LowwaterBroker;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
@@ -37,7 +38,7 @@ class TransactionalSinkGroupTest {
 
   @BeforeAll
   static void startBroker() {
-    KafkaWindowsGroupTest.broker = EmbeddedKafka.get();
+    KafkaWindowsGroupTest.broker = LowwaterBroker.shared();
   }
 
   @Test

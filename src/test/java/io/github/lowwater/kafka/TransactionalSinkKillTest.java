@@ -2,6 +2,8 @@ package io.github.lowwater.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.lowwater.test.LowwaterBroker;
+import io.github.lowwater.test.OutputTopicReader;
 import io.github.lowwater.testing.SyntheticFeed.Event;
 import java.io.BufferedReader;
 import java.io.File;
@@ -18,6 +20,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -43,7 +46,7 @@ class TransactionalSinkKillTest {
   @Test
   void aProcessKilledInsideATransactionLeavesEveryRowCommittedExactlyOnceByItsSuccessor()
       throws Exception {
-    EmbeddedKafka broker = EmbeddedKafka.get();
+    LowwaterBroker broker = LowwaterBroker.shared();
     broker.createTopic(INPUT, 4);
     broker.createTopic(OUTPUT, 2);
     long start = System.currentTimeMillis() - Duration.ofHours(2).toMillis();
@@ -98,9 +101,11 @@ class TransactionalSinkKillTest {
             broker.bootstrapServers(), INPUT, GROUP, OUTPUT, TRANSACTIONAL_ID, ends, DEADLINE);
 
     List<ConsumerRecord<byte[], byte[]>> committed =
-        OutputTopic.read(broker.bootstrapServers(), OUTPUT, "read_committed", DEADLINE);
+        OutputTopicReader.read(
+            broker.bootstrapServers(), OUTPUT, IsolationLevel.READ_COMMITTED, DEADLINE);
     List<ConsumerRecord<byte[], byte[]>> all =
-        OutputTopic.read(broker.bootstrapServers(), OUTPUT, "read_uncommitted", DEADLINE);
+        OutputTopicReader.read(
+            broker.bootstrapServers(), OUTPUT, IsolationLevel.READ_UNCOMMITTED, DEADLINE);
     Map<RowKey, Integer> times = new HashMap<>();
     TreeMap<Long, TreeMap<String, Long>> sums = new TreeMap<>();
     for (ConsumerRecord<byte[], byte[]> r : committed) {

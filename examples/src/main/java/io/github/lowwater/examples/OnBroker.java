@@ -1,6 +1,6 @@
 package io.github.lowwater.examples;
 
-import io.github.lowwater.kafka.EmbeddedKafka;
+import io.github.lowwater.test.LowwaterBroker;
 import java.io.PrintStream;
 
 /**
@@ -24,11 +24,11 @@ final class OnBroker {
    * @throws Exception if the broker cannot be started, or the body fails
    */
   static void run(String bootstrapServers, PrintStream out, Body body) throws Exception {
-    EmbeddedKafka broker = null;
+    LowwaterBroker broker = null;
     long started = System.nanoTime();
     if (bootstrapServers == null) {
       out.println("starting an in-process Kafka broker (KRaft, 127.0.0.1) ...");
-      broker = EmbeddedKafka.start();
+      broker = LowwaterBroker.start();
       bootstrapServers = broker.bootstrapServers();
       out.printf("broker ready at %s in %.1f s%n", bootstrapServers, seconds(started));
     }

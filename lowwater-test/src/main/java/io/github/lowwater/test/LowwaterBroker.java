@@ -1,4 +1,4 @@
-package io.github.lowwater.kafka;
+package io.github.lowwater.test;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -26,38 +26,58 @@ import org.apache.kafka.server.common.Feature;
 import org.apache.kafka.server.common.MetadataVersion;
 
 /**
- * A real single-node Kafka broker in this JVM: KRaft, combined broker and controller on 127.0.0.1
- * with free ports, its log directory formatted first. Started once per test JVM ({@link #get()})
- * and stopped by a shutdown hook; ready in a few seconds.
+ * A real single-node Kafka broker in this JVM, for tests: KRaft, combined broker and controller on
+ * 127.0.0.1 with free ports, its log directory formatted in a temporary directory first; ready in a
+ * few seconds.
  *
- * <p>Public because the demo in {@code examples/} uses it too, through this project's test-jar.
+ * <p>Set for group tests: the transaction state log has one partition and a transaction left open
+ * by a dead producer is aborted within a second of its timeout; a member of a KIP-848 group ({@code
+ * group.protocol=consumer}) that stops heartbeating loses its partitions after 6 s (the session
+ * timeout is a broker setting for that protocol; its minimum is 45 s by default), and the classic
+ * protocol's first rebalance does not wait. {@link GroupClients} gives the client settings that
+ * match. Topics are not created automatically: {@link #createTopic}.
+ *
+ * <p>Either one broker per test JVM, {@link #shared()}, stopped by a shutdown hook; or {@link
+ * #start()}, closed by the caller. Works with kafka_2.13 4.1.0 to 4.4.0 (this project's supported
+ * range). Thread-safe.
  */
-public final class EmbeddedKafka implements AutoCloseable {
+public final class LowwaterBroker implements AutoCloseable {
 
-  private static EmbeddedKafka shared;
+  private static LowwaterBroker shared;
 
   private final Path logDir;
   private final KafkaRaftServer server;
   private final String bootstrapServers;
 
-  /** Returns the broker of this JVM, starting it on first use. */
-  public static synchronized EmbeddedKafka get() {
+  /**
+   * Returns the broker of this JVM, starting it on first use; a shutdown hook stops it when the JVM
+   * exits. Tests that share it use topic and group names of their own. Do not close it.
+   *
+   * @return the shared broker
+   * @throws IllegalStateException if it cannot start
+   */
+  public static synchronized LowwaterBroker shared() {
     if (shared == null) {
       shared = start();
-      EmbeddedKafka broker = shared;
-      Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "embedded-kafka-stop"));
+      LowwaterBroker broker = shared;
+      Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "lowwater-broker-stop"));
     }
     return shared;
   }
 
-  private EmbeddedKafka(Path logDir, KafkaRaftServer server, String bootstrapServers) {
+  private LowwaterBroker(Path logDir, KafkaRaftServer server, String bootstrapServers) {
     this.logDir = logDir;
     this.server = server;
     this.bootstrapServers = bootstrapServers;
   }
 
-  /** Starts a new broker; the caller closes it. */
-  public static EmbeddedKafka start() {
+  /**
+   * Starts a new broker, which the caller closes.
+   *
+   * @return the running broker
+   * @throws IllegalStateException if it cannot start (the cause says why)
+   */
+  public static LowwaterBroker start() {
     try {
       Path logDir = Files.createTempDirectory("lowwater-kafka-");
       int brokerPort = freePort();
@@ -111,7 +131,7 @@ public final class EmbeddedKafka implements AutoCloseable {
 
       KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
       server.startup();
-      EmbeddedKafka broker = new EmbeddedKafka(logDir, server, "127.0.0.1:" + brokerPort);
+      LowwaterBroker broker = new LowwaterBroker(logDir, server, "127.0.0.1:" + brokerPort);
       broker.awaitReady(Duration.ofSeconds(60));
       return broker;
     } catch (Exception e) {
@@ -119,12 +139,28 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
   }
 
+  /**
+   * The address clients connect to.
+   *
+   * @return {@code 127.0.0.1:port}, for {@code bootstrap.servers}
+   */
   public String bootstrapServers() {
     return bootstrapServers;
   }
 
-  /** Creates a topic with the given number of partitions and waits until it exists. */
+  /**
+   * Creates a topic and waits until every partition has a leader: producing earlier would meet
+   * {@code NOT_LEADER_OR_FOLLOWER}.
+   *
+   * @param name the topic
+   * @param partitions its partition count, at least 1
+   * @throws IllegalArgumentException if {@code partitions} is below 1
+   * @throws IllegalStateException if it cannot be created (for example, it exists)
+   */
   public void createTopic(String name, int partitions) {
+    if (partitions < 1) {
+      throw new IllegalArgumentException("partitions must be at least 1, was " + partitions);
+    }
     try (Admin admin = admin()) {
       admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
       // Wait until every partition has a leader: producing earlier meets NOT_LEADER_OR_FOLLOWER,
@@ -163,6 +199,11 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
   }
 
+  /**
+   * A new admin client of this broker, which the caller closes.
+   *
+   * @return the client
+   */
   public Admin admin() {
     Properties p = new Properties();
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
@@ -185,6 +226,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     throw new IllegalStateException("broker not ready after " + timeout, last);
   }
 
+  /** Stops the broker and deletes its log directory; the shared broker is closed by its hook. */
   @Override
   public void close() {
     server.shutdown();
