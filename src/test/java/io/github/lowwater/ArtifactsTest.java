@@ -39,7 +39,7 @@ class ArtifactsTest {
         published.put(artifact, version);
       }
     }
-    assertThat(published).containsKeys("lowwater", "lowwater-test");
+    assertThat(published).containsKeys("lowwater", "lowwater-test", "lowwater-spring-boot-starter");
 
     Document bom = pom(ROOT.resolve("lowwater-bom"));
     Map<String, String> listed = new TreeMap<>();
@@ -82,7 +82,7 @@ class ArtifactsTest {
           .as("%s is signed on release", artifact)
           .isNotBlank();
     }
-    assertThat(jars).isEqualTo(2);
+    assertThat(jars).isEqualTo(3);
   }
 
   @Test

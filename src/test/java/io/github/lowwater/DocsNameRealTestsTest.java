@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * like a test method (a camel-case sentence of at least four words that is not a name of the API or
  * of a benchmark) or a test class ({@code ...Test}) must exist in {@code src/test}, or in the
  * replay tool's {@code cli/src/test} (its own Maven project, documented in {@code docs/tuning.md}),
- * or in the test kit's {@code lowwater-test/src/test}.
+ * or in the test kit's, the Spring Boot starter's or the Spring Boot example's tests.
  */
 class DocsNameRealTestsTest {
 
@@ -34,10 +34,13 @@ class DocsNameRealTestsTest {
     String tests =
         allSources("src/test/java")
             + allSources("cli/src/test/java")
-            + allSources("lowwater-test/src/test/java");
+            + allSources("lowwater-test/src/test/java")
+            + allSources("lowwater-spring-boot-starter/src/test/java")
+            + allSources("examples/spring-boot/src/test/java");
     String main =
         allSources("src/main/java")
             + allSources("lowwater-test/src/main/java")
+            + allSources("lowwater-spring-boot-starter/src/main/java")
             + allSources("cli/src/main/java")
             + allSources("benchmarks/src/main/java"); // benchmark methods, such as byHandGlobalMax
     List<Path> docs = new ArrayList<>();

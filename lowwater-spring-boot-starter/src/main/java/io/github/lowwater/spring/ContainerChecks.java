@@ -1,0 +1,117 @@
+package io.github.lowwater.spring;
+
+import io.github.lowwater.kafka.KafkaWindows;
+import io.github.lowwater.kafka.ResultScope;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.springframework.kafka.listener.ContainerProperties;
+import org.springframework.kafka.listener.KafkaMessageListenerContainer;
+
+/**
+ * The start-up checks of a listener's containers: every path by which a container would commit, or
+ * retry records in memory, or replace them, is closed, and the settings that make Lowwater exact
+ * hold. Each refusal names the setting (docs/spring.md, "What the starter closes").
+ */
+final class ContainerChecks {
+
+  private ContainerChecks() {}
+
+  /** The consumer settings and the listener's own, before any container is built. */
+  static void checkListener(LowwaterListener<?, ?, ?, ?, ?> spec, Map<String, Object> consumer) {
+    String name = spec.name();
+    if (Boolean.parseBoolean(
+        String.valueOf(consumer.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG)))) {
+      throw new UnsafeContainerException(
+          name,
+          "enable.auto.commit=true",
+          "(spring.kafka.consumer.enable-auto-commit): Kafka would commit the consumed positions,"
+              + " past open windows and without checkpoints. Remove it or set it to false");
+    }
+    if (spec.transactional()
+        && !"read_committed"
+            .equals(String.valueOf(consumer.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG)))) {
+      throw new UnsafeContainerException(
+          name,
+          "isolation.level=" + consumer.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG),
+          "with a transactional sink: the consumers must read read_committed"
+              + " (spring.kafka.consumer.isolation-level=read-committed), or they would read"
+              + " offsets of transactions still open");
+    }
+    // The scope is the windows builder's: build one set of windows, on a consumer that is never
+    // polled, to read it.
+    KafkaWindows<?, ?, ?> probe = spec.newWindows(new MockConsumer<>("earliest"));
+    if (probe.resultScope() == ResultScope.MERGED && spec.concurrency() > 1) {
+      throw new UnsafeContainerException(
+          name,
+          "resultScope(MERGED) with concurrency " + spec.concurrency(),
+          ": each consumer would merge only its own partitions, and MERGED is exact only for one"
+              + " consumer that owns every partition. Use concurrency 1, or PER_PARTITION");
+    }
+  }
+
+  /**
+   * A container after the application's customizer ran: nothing that commits may be left. The
+   * deprecated {@code getTransactionManager} is still read: spring-kafka 4.0 still honours it.
+   */
+  @SuppressWarnings("removal")
+  static void checkContainer(
+      String name,
+      KafkaMessageListenerContainer<?, ?> container,
+      MemberListener<?, ?> listener,
+      MemberRebalanceListener rebalance,
+      MemberErrorHandler errors) {
+    ContainerProperties p = container.getContainerProperties();
+    if (p.getAckMode() != ContainerProperties.AckMode.MANUAL) {
+      throw new UnsafeContainerException(
+          name,
+          "ackMode " + p.getAckMode(),
+          ": the container would commit the last processed offset + 1 after each poll, past open"
+              + " windows and without checkpoints. Leave it MANUAL (the starter never acknowledges)");
+    }
+    if (p.getAssignmentCommitOption() != ContainerProperties.AssignmentCommitOption.NEVER) {
+      throw new UnsafeContainerException(
+          name,
+          "assignmentCommitOption " + p.getAssignmentCommitOption(),
+          ": the container would commit positions on assignment, without checkpoints. Leave it"
+              + " NEVER");
+    }
+    if (p.isAsyncAcks()) {
+      throw new UnsafeContainerException(name, "asyncAcks", ": leave it false");
+    }
+    if (p.getKafkaAwareTransactionManager() != null || p.getTransactionManager() != null) {
+      throw new UnsafeContainerException(
+          name,
+          "a container transaction manager",
+          ": it would commit offsets after the listener returns, without checkpoints. Use"
+              + " transactionalSink(...), which commits rows and offsets in one transaction");
+    }
+    if (container.getCommonErrorHandler() != errors) {
+      throw new UnsafeContainerException(
+          name,
+          "a container error handler ("
+              + (container.getCommonErrorHandler() == null
+                  ? "none"
+                  : container.getCommonErrorHandler().getClass().getName())
+              + ")",
+          ": an error handler that retries the poll in memory counts its records twice, one that"
+              + " seeks or acknowledges moves the commit past open windows. Leave the starter's");
+    }
+    if (p.getMessageListener() != listener) {
+      throw new UnsafeContainerException(
+          name, "the message listener", ": it is the starter's; leave it");
+    }
+    if (p.getConsumerRebalanceListener() != rebalance) {
+      throw new UnsafeContainerException(
+          name,
+          "the consumer rebalance listener",
+          ": it is the starter's, which hands the partitions to the windows; leave it");
+    }
+    if (p.getIdleEventInterval() == null) {
+      throw new UnsafeContainerException(
+          name,
+          "idleEventInterval null",
+          ": the quiet-period rule would never run while no records arrive. Set idleTick(...)");
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package io.github.lowwater.spring;
+
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.kafka.listener.BatchMessageListener;
+import org.springframework.kafka.listener.ConsumerSeekAware;
+import org.springframework.kafka.support.Acknowledgment;
+
+/**
+ * A member's listener: a batch listener that takes each poll whole, with the consumer, and feeds
+ * the member's windows, then writes and commits ({@link Member#onPoll}); it never acknowledges, so
+ * the container holds no offset to commit. Empty polls never reach a listener, so the container's
+ * idle tick ({@link #onIdleContainer}, on the consumer's thread) stands in for them: an empty poll
+ * for the windows, which runs the quiet-period rule, then a write and a commit.
+ */
+final class MemberListener<KR, VR> implements BatchMessageListener<KR, VR>, ConsumerSeekAware {
+  private static final Logger LOG = LoggerFactory.getLogger(MemberListener.class);
+
+  private final Member<KR, VR, ?, ?, ?> member;
+  private final MemberErrorHandler errors;
+
+  MemberListener(Member<KR, VR, ?, ?, ?> member, MemberErrorHandler errors) {
+    this.member = member;
+    this.errors = errors;
+  }
+
+  @Override
+  public boolean wantsPollResult() {
+    return true;
+  }
+
+  @Override
+  public void onMessage(
+      ConsumerRecords<KR, VR> records, Acknowledgment acknowledgment, Consumer<KR, VR> consumer) {
+    member.onPoll(records); // an exception goes to the member's error handler: no seek, no ack
+    errors.succeeded();
+  }
+
+  @Override
+  public void onMessage(List<ConsumerRecord<KR, VR>> data) {
+    throw new UnsupportedOperationException(
+        "a Lowwater listener takes whole polls (wantsPollResult): this container is not set up"
+            + " by the starter");
+  }
+
+  /** The container is idle: an empty poll for the windows (the quiet-period rule), then emit. */
+  @Override
+  public void onIdleContainer(
+      Map<TopicPartition, Long> assignments, ConsumerSeekCallback callback) {
+    if (member.windows() == null) {
+      return; // no partition yet
+    }
+    try {
+      member.onPoll(ConsumerRecords.empty());
+    } catch (RuntimeException e) {
+      // The windows' state stays consistent; the next tick or poll tries again.
+      LOG.warn("{}: the idle tick failed; the next tick or poll tries again", member.name(), e);
+    }
+  }
+
+  /** Lowwater positions the consumer itself, from the checkpoints: no seek here. */
+  @Override
+  public void onPartitionsAssigned(
+      Map<TopicPartition, Long> assignments, ConsumerSeekCallback callback) {}
+}
