@@ -582,6 +582,12 @@ public final class EndToEnd {
   }
 
   static KafkaConsumer<String, Long> consumer(String bootstrap, String clientId) {
+    return consumer(bootstrap, clientId, 500);
+  }
+
+  /** As {@link #consumer(String, String)}, with another {@code max.poll.records}. */
+  static KafkaConsumer<String, Long> consumer(
+      String bootstrap, String clientId, int maxPollRecords) {
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
@@ -592,7 +598,7 @@ public final class EndToEnd {
     props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, LongDeserializer.class.getName());
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "500");
+    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(maxPollRecords));
     return new KafkaConsumer<>(props);
   }
 

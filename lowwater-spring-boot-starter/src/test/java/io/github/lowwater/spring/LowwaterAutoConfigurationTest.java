@@ -121,6 +121,39 @@ class LowwaterAutoConfigurationTest {
   }
 
   @Test
+  void eachConsumersWindowsGetMetersOnBootsRegistryRemovedAtTheStop() {
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    runner
+        .withUserConfiguration(Plain.class)
+        .withBean(io.micrometer.core.instrument.MeterRegistry.class, () -> registry)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+              while (registry.find("lowwater.partitions.assigned").gauges().size() < 2) {
+                assertThat(System.nanoTime()).as("both consumers' meters").isLessThan(deadline);
+                Thread.sleep(50);
+              }
+              assertThat(
+                      registry.find("lowwater.partitions.assigned").gauges().stream()
+                          .map(g -> g.getId().getTag("lowwater.consumer"))
+                          .sorted()
+                          .toList())
+                  .containsExactly("0", "1");
+              assertThat(
+                      registry
+                          .find("lowwater.partitions.assigned")
+                          .tag("lowwater.listener", "wiring-group")
+                          .gauges())
+                  .hasSize(2);
+            });
+    assertThat(registry.find("lowwater.partitions.assigned").gauges())
+        .as("removed with the consumers")
+        .isEmpty();
+  }
+
+  @Test
   void autoCommitIsRefusedByName() {
     runner
         .withUserConfiguration(Plain.class)
