@@ -29,11 +29,12 @@ import org.apache.kafka.server.common.MetadataVersion;
 /**
  * A real single-node Kafka broker in this JVM for {@link EndToEnd} and {@link HandOver}: KRaft,
  * combined broker and controller on 127.0.0.1 with free ports, its log directory (a temporary
- * directory, deleted on {@link #close()}) formatted first. A copy of the library's test helper
- * {@code io.github.lowwater.kafka.EmbeddedKafka} (the benchmarks do not depend on the library's
- * test jar), without its consumer-group timeouts: {@code EndToEnd}'s consumers have no group to
- * time out, and {@code HandOver}'s leave theirs on close, so a new member never waits for an old
- * one. Ready in a few seconds. Not thread-safe; start and close it from one thread.
+ * directory, deleted on {@link #close()}) formatted first. A copy of the test kit's {@code
+ * io.github.lowwater.test.LowwaterBroker}, kept because the benchmarks' recorded figures were taken
+ * on it: it has none of the kit's consumer-group timeouts (the KIP-848 heartbeat interval among
+ * them, which the hand-over times depend on): {@code EndToEnd}'s consumers have no group to time
+ * out, and {@code HandOver}'s leave theirs on close, so a new member never waits for an old one.
+ * Ready in a few seconds. Not thread-safe; start and close it from one thread.
  */
 final class InProcessBroker implements AutoCloseable {
 

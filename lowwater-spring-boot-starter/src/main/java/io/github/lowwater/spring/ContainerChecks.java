@@ -97,6 +97,13 @@ final class ContainerChecks {
           ": an error handler that retries the poll in memory counts its records twice, one that"
               + " seeks or acknowledges moves the commit past open windows. Leave the starter's");
     }
+    if (container.getBatchInterceptor() != null || container.getRecordInterceptor() != null) {
+      throw new UnsafeContainerException(
+          name,
+          "a record or batch interceptor",
+          ": it may replace or drop records, which the windows must all see (a record the mapper"
+              + " cannot read goes to deadLetter(...)). Remove it");
+    }
     if (p.getMessageListener() != listener) {
       throw new UnsafeContainerException(
           name, "the message listener", ": it is the starter's; leave it");

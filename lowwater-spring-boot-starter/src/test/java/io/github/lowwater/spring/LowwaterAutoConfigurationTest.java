@@ -216,6 +216,9 @@ class LowwaterAutoConfigurationTest {
             c.getContainerProperties()
                 .setKafkaAwareTransactionManager(new KafkaTransactionManager<>(transactional())),
         "a container transaction manager");
+    refusedWith(
+        c -> c.setBatchInterceptor((records, consumer) -> records),
+        "a record or batch interceptor");
   }
 
   @Test
