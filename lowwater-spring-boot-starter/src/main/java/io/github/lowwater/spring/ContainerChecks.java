@@ -19,7 +19,24 @@ final class ContainerChecks {
 
   /** The consumer settings and the listener's own, before any container is built. */
   static void checkListener(LowwaterListener<?, ?, ?, ?, ?> spec, Map<String, Object> consumer) {
-    String name = spec.name();
+    checkConsumerSettings(spec.name(), spec.transactional(), consumer);
+    // The scope is the windows builder's: build one set of windows, on a consumer that is never
+    // polled, to read it.
+    KafkaWindows<?, ?, ?> probe = spec.newWindows(new MockConsumer<>("earliest"));
+    if (probe.resultScope() == ResultScope.MERGED && spec.concurrency() > 1) {
+      throw new UnsafeContainerException(
+          spec.name(),
+          "resultScope(MERGED) with concurrency " + spec.concurrency(),
+          ": each consumer would merge only its own partitions, and MERGED is exact only for one"
+              + " consumer that owns every partition. Use concurrency 1, or PER_PARTITION");
+    }
+  }
+
+  /**
+   * The settings a consumer gets: the host's, the listener's, and those the customizer put in the
+   * container's consumer properties (a value may be a {@code Boolean} or a {@code String}).
+   */
+  static void checkConsumerSettings(String name, boolean transactional, Map<?, ?> consumer) {
     if (Boolean.parseBoolean(
         String.valueOf(consumer.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG)))) {
       throw new UnsafeContainerException(
@@ -28,7 +45,7 @@ final class ContainerChecks {
           "(spring.kafka.consumer.enable-auto-commit): Kafka would commit the consumed positions,"
               + " past open windows and without checkpoints. Remove it or set it to false");
     }
-    if (spec.transactional()
+    if (transactional
         && !"read_committed"
             .equals(String.valueOf(consumer.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG)))) {
       throw new UnsafeContainerException(
@@ -37,16 +54,6 @@ final class ContainerChecks {
           "with a transactional sink: the consumers must read read_committed"
               + " (spring.kafka.consumer.isolation-level=read-committed), or they would read"
               + " offsets of transactions still open");
-    }
-    // The scope is the windows builder's: build one set of windows, on a consumer that is never
-    // polled, to read it.
-    KafkaWindows<?, ?, ?> probe = spec.newWindows(new MockConsumer<>("earliest"));
-    if (probe.resultScope() == ResultScope.MERGED && spec.concurrency() > 1) {
-      throw new UnsafeContainerException(
-          name,
-          "resultScope(MERGED) with concurrency " + spec.concurrency(),
-          ": each consumer would merge only its own partitions, and MERGED is exact only for one"
-              + " consumer that owns every partition. Use concurrency 1, or PER_PARTITION");
     }
   }
 
@@ -57,11 +64,16 @@ final class ContainerChecks {
   @SuppressWarnings("removal")
   static void checkContainer(
       String name,
+      boolean transactional,
+      Map<String, Object> consumer,
       KafkaMessageListenerContainer<?, ?> container,
       MemberListener<?, ?> listener,
       MemberRebalanceListener rebalance,
       MemberErrorHandler errors) {
     ContainerProperties p = container.getContainerProperties();
+    Map<Object, Object> settings = new java.util.HashMap<>(consumer);
+    settings.putAll(p.getKafkaConsumerProperties());
+    checkConsumerSettings(name, transactional, settings);
     if (p.getAckMode() != ContainerProperties.AckMode.MANUAL) {
       throw new UnsafeContainerException(
           name,

@@ -5,6 +5,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -17,9 +19,9 @@ import org.springframework.kafka.listener.KafkaMessageListenerContainer;
  * Runs one {@link LowwaterListener}: {@code concurrency} listener containers, each with one
  * consumer and its own windows. Built and checked when it is created (the application's context
  * refuses to start on an unsafe setting, naming it), started and stopped with the context. A stop
- * stops each container, whose consumer unsubscribes: the windows drop their partitions without a
- * commit, and their next owners start from the last commit (a clean hand-over, as the plain loop's
- * close). Then the sinks and meters are closed.
+ * stops every container at once, whose consumers unsubscribe: the windows drop their partitions
+ * without a commit, and their next owners start from the last commit (a clean hand-over, as the
+ * plain loop's close); each consumer's thread then closes its sink and meters.
  *
  * <p>Without Spring Boot: create it from a {@code ConsumerFactory} and register it as a bean (a
  * {@link SmartLifecycle}), or call {@link #start()} and {@link #stop()}.
@@ -66,6 +68,7 @@ public final class LowwaterContainer<KR, VR> implements SmartLifecycle {
     ContainerChecks.checkListener(spec, consumerConfig);
     ConsumerFactory<KR, VR> factory = consumerFactory;
     if (spec.keyDeserializer() != null) {
+      // One deserializer per consumer: a consumer closes its own at the stop.
       factory =
           new DefaultKafkaConsumerFactory<>(
               consumerFactory.getConfigurationProperties(),
@@ -86,6 +89,12 @@ public final class LowwaterContainer<KR, VR> implements SmartLifecycle {
       p.setAsyncAcks(false);
       p.setIdleEventInterval(spec.idleTick().toMillis());
       p.setIdleBeforeDataMultiplier(1.0);
+      // The idle check runs after a poll returns, and an empty poll waits pollTimeout (5 s by
+      // default): no longer than the tick, or a tick would come up to a poll timeout late.
+      p.setPollTimeout(
+          Math.min(
+              org.springframework.kafka.listener.ConsumerProperties.DEFAULT_POLL_TIMEOUT,
+              spec.idleTick().toMillis()));
       p.setMessageListener(listener);
       p.setConsumerRebalanceListener(rebalance);
       Properties overrides = new Properties();
@@ -97,35 +106,75 @@ public final class LowwaterContainer<KR, VR> implements SmartLifecycle {
       container.setBeanName(member.name());
       container.setClientIdSuffix("-" + i);
       container.setCommonErrorHandler(errors);
+      member.stopper(container::stop);
       spec.customizer().accept(container);
-      ContainerChecks.checkContainer(spec.name(), container, listener, rebalance, errors);
+      ContainerChecks.checkContainer(
+          spec.name(),
+          spec.transactional(),
+          consumerConfig,
+          container,
+          listener,
+          rebalance,
+          errors);
       containers.add(container);
       members.add(member);
     }
   }
 
+  /**
+   * Starts every container; if one cannot start, stops those already started and throws.
+   *
+   * @throws RuntimeException what the container that could not start threw
+   */
   @Override
   public void start() {
-    for (KafkaMessageListenerContainer<KR, VR> c : containers) {
-      c.start();
-    }
     running = true;
+    List<KafkaMessageListenerContainer<KR, VR>> started = new ArrayList<>();
+    try {
+      for (KafkaMessageListenerContainer<KR, VR> c : containers) {
+        c.start();
+        started.add(c);
+      }
+    } catch (RuntimeException e) {
+      stopAll(started);
+      running = false;
+      throw e;
+    }
     LOG.info("Lowwater listener '{}' started: {} consumer(s)", name, containers.size());
   }
 
   /**
-   * Stops every container (each waits for its consumer to close), then closes the sinks and meters.
+   * Stops every container at once (each waits for its consumer to close, which runs the windows'
+   * revocation and closes the member's sink and meters on the consumer's own thread) and waits for
+   * them all.
    */
   @Override
   public void stop() {
-    for (KafkaMessageListenerContainer<KR, VR> c : containers) {
-      c.stop();
-    }
-    for (Member<KR, VR, ?, ?, ?> m : members) {
-      m.close();
-    }
+    stopAll(containers);
     running = false;
     LOG.info("Lowwater listener '{}' stopped", name);
+  }
+
+  private void stopAll(List<KafkaMessageListenerContainer<KR, VR>> stopping) {
+    CountDownLatch stopped = new CountDownLatch(stopping.size());
+    for (KafkaMessageListenerContainer<KR, VR> c : stopping) {
+      c.stop(stopped::countDown);
+    }
+    long waitMillis =
+        stopping.isEmpty()
+            ? 0
+            : stopping.get(0).getContainerProperties().getShutdownTimeout() + 5_000;
+    try {
+      if (!stopped.await(waitMillis, TimeUnit.MILLISECONDS)) {
+        LOG.warn(
+            "Lowwater listener '{}': a consumer did not stop within {} ms; its thread closes its"
+                + " sink when it ends",
+            name,
+            waitMillis);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Override

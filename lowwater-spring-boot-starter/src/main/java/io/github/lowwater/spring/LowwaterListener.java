@@ -62,8 +62,8 @@ public final class LowwaterListener<KR, VR, K, V, R> {
   private final Duration idleTick;
   private final Duration errorBackOff;
   private final Map<String, Object> consumerProperties;
-  private final Deserializer<KR> keyDeserializer;
-  private final Deserializer<VR> valueDeserializer;
+  private final Supplier<Deserializer<KR>> keyDeserializer;
+  private final Supplier<Deserializer<VR>> valueDeserializer;
   private final java.util.function.Consumer<KafkaMessageListenerContainer<KR, VR>> customizer;
 
   private LowwaterListener(Builder<KR, VR, K, V, R> b) {
@@ -175,11 +175,11 @@ public final class LowwaterListener<KR, VR, K, V, R> {
     return transactional != null;
   }
 
-  Deserializer<KR> keyDeserializer() {
+  Supplier<Deserializer<KR>> keyDeserializer() {
     return keyDeserializer;
   }
 
-  Deserializer<VR> valueDeserializer() {
+  Supplier<Deserializer<VR>> valueDeserializer() {
     return valueDeserializer;
   }
 
@@ -253,8 +253,8 @@ public final class LowwaterListener<KR, VR, K, V, R> {
     private Duration idleTick = Duration.ofSeconds(5);
     private Duration errorBackOff = Duration.ofSeconds(1);
     private final Map<String, Object> consumerProperties = new HashMap<>();
-    private Deserializer<KR> keyDeserializer;
-    private Deserializer<VR> valueDeserializer;
+    private Supplier<Deserializer<KR>> keyDeserializer;
+    private Supplier<Deserializer<VR>> valueDeserializer;
     private java.util.function.Consumer<KafkaMessageListenerContainer<KR, VR>> customizer =
         container -> {};
 
@@ -477,13 +477,16 @@ public final class LowwaterListener<KR, VR, K, V, R> {
 
     /**
      * Deserializers for this listener's consumers (default: the host's, Spring Boot's {@code
-     * spring.kafka.consumer.key-deserializer} and {@code value-deserializer}).
+     * spring.kafka.consumer.key-deserializer} and {@code value-deserializer}), a new pair for each
+     * consumer: a consumer closes its own. Spring Boot's {@code
+     * DefaultKafkaConsumerFactoryCustomizer} beans do not apply to the factory these make.
      *
-     * @param keys the key deserializer
-     * @param values the value deserializer
+     * @param keys supplies a key deserializer, such as {@code StringDeserializer::new}
+     * @param values supplies a value deserializer
      * @return this builder
      */
-    public Builder<KR, VR, K, V, R> deserializers(Deserializer<KR> keys, Deserializer<VR> values) {
+    public Builder<KR, VR, K, V, R> deserializers(
+        Supplier<Deserializer<KR>> keys, Supplier<Deserializer<VR>> values) {
       this.keyDeserializer = Objects.requireNonNull(keys, "keys");
       this.valueDeserializer = Objects.requireNonNull(values, "values");
       return this;

@@ -30,7 +30,15 @@ final class Member<KR, VR, K, V, R> {
   private final RecordMapper<KR, VR, K, V> mapper;
 
   private Consumer<?, ?> consumer;
-  private KafkaWindows<K, V, R> windows;
+
+  /** The consumer whose windows could not be built at its assignment; null otherwise. */
+  private Consumer<?, ?> failedFor;
+
+  private Runnable stopper = () -> {};
+
+  /** Read by other threads (LowwaterContainer.windows(i), for stats): volatile. */
+  private volatile KafkaWindows<K, V, R> windows;
+
   private ConsumerRebalanceListener windowsListener;
   private ResultSink<K, R> sink;
   private AutoCloseable observation;
@@ -62,25 +70,97 @@ final class Member<KR, VR, K, V, R> {
   }
 
   /** The windows' rebalance listener, for {@code consumer}: new windows for a new consumer. */
-  @SuppressWarnings("unchecked")
   ConsumerRebalanceListener listenerFor(Consumer<?, ?> consumer) {
     if (this.consumer != consumer) {
-      close();
-      this.consumer = consumer;
-      windows = spec.newWindows(consumer);
-      windowsListener = windows.rebalanceListener();
-      sink =
-          spec.newSink(
-              new SinkContext<>((Consumer<KR, VR>) consumer, windows, spec.name(), index),
-              producerConfig);
-      observation = observer.windowsCreated(spec.name(), index, windows);
-      LOG.info("{}: windows and sink ready for a new consumer", name());
+      build(consumer);
     }
     return windowsListener;
   }
 
+  /**
+   * Builds the windows, the sink and the meters for {@code consumer}, all or none: if one cannot be
+   * built (a transactional producer that cannot initialize, a sink factory that throws), the member
+   * keeps no windows and the next poll (or idle tick) tries again.
+   */
+  @SuppressWarnings("unchecked")
+  private void build(Consumer<?, ?> consumer) {
+    close();
+    failedFor = consumer;
+    KafkaWindows<K, V, R> w = spec.newWindows(consumer);
+    ResultSink<K, R> s = null;
+    try {
+      s =
+          spec.newSink(
+              new SinkContext<>((Consumer<KR, VR>) consumer, w, spec.name(), index),
+              producerConfig);
+      AutoCloseable o = observer.windowsCreated(spec.name(), index, w);
+      this.consumer = consumer;
+      this.windows = w;
+      this.windowsListener = w.rebalanceListener();
+      this.sink = s;
+      this.observation = o;
+      failedFor = null;
+      LOG.info("{}: windows and sink ready for a new consumer", name());
+    } catch (RuntimeException e) {
+      if (s instanceof AutoCloseable c) {
+        closeQuietly(c, "sink");
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * After a build that failed at an assignment: builds again and hands the consumer's partitions to
+   * the new windows. The records of the poll at hand were taken by the consumer but not by any
+   * windows, so each of their partitions is sought back to its first record, whether the build
+   * succeeds or throws again (to the error handler): the next poll delivers them again.
+   */
+  private void rebuild(Consumer<?, ?> pending, ConsumerRecords<KR, VR> records) {
+    try {
+      build(pending);
+      windowsListener.onPartitionsAssigned(pending.assignment());
+      LOG.info("{}: built at last; the records of this poll are read again", name());
+    } finally {
+      for (TopicPartition tp : records.partitions()) {
+        pending.seek(tp, records.records(tp).get(0).offset());
+      }
+    }
+  }
+
+  /**
+   * Stops the member's container for good, from another thread (a container must not be stopped on
+   * its own consumer thread), when its transactional sink was closed by a fatal error; set by the
+   * container once built.
+   */
+  void stopper(Runnable stop) {
+    this.stopper = stop;
+  }
+
+  /** Stops the container if the sink was closed for good; returns whether it did. */
+  boolean stopIfSinkClosedForGood(Throwable cause) {
+    if (!sinkClosedForGood()) {
+      return false;
+    }
+    LOG.error(
+        "{}: the transactional sink was closed by a fatal error; stopping this consumer's container"
+            + " (its partitions go to the group's other members; restart the application to bring it"
+            + " back)",
+        name(),
+        cause);
+    Thread t = new Thread(stopper, "lowwater-stop-" + name());
+    t.setDaemon(true);
+    t.start();
+    return true;
+  }
+
   /** One turn of the README's loop: feed the poll, then write and commit. */
   void onPoll(ConsumerRecords<KR, VR> records) {
+    if (windows == null) {
+      if (failedFor != null) {
+        rebuild(failedFor, records); // the poll's records come again at the next poll
+      }
+      return;
+    }
     windows.onPoll(records, mapper);
     windows.emit(sink);
   }
@@ -92,7 +172,11 @@ final class Member<KR, VR, K, V, R> {
         : partitions.stream().filter(windows.assignedPartitions()::contains).toList();
   }
 
-  /** Drops the windows, closes the sink and the meters; the next consumer builds new ones. */
+  /**
+   * Drops the windows, closes the sink and the meters; the next consumer builds new ones. On the
+   * consumer's thread: at a new consumer, and when the container's consumer stops ({@link
+   * MemberListener#unregisterSeekCallback()}).
+   */
   void close() {
     if (sink instanceof AutoCloseable c) {
       closeQuietly(c, "sink");
@@ -101,6 +185,7 @@ final class Member<KR, VR, K, V, R> {
       closeQuietly(observation, "meters");
     }
     consumer = null;
+    failedFor = null;
     windows = null;
     windowsListener = null;
     sink = null;

@@ -49,16 +49,7 @@ final class MemberErrorHandler implements CommonErrorHandler {
       MessageListenerContainer container,
       Runnable invokeListener) {
     failuresInARow++;
-    if (member.sinkClosedForGood()) {
-      LOG.error(
-          "{}: the transactional sink was closed by a fatal error; stopping the container"
-              + " (its partitions go to the group's other members)",
-          member.name(),
-          thrown);
-      // Never stop a container on its own consumer thread (spring-kafka's rule): another thread.
-      Thread stopper = new Thread(container::stop, "lowwater-stop-" + member.name());
-      stopper.setDaemon(true);
-      stopper.start();
+    if (member.stopIfSinkClosedForGood(thrown)) {
       return;
     }
     if (failuresInARow == 1 || LOG.isDebugEnabled()) {

@@ -53,15 +53,24 @@ final class MemberListener<KR, VR> implements BatchMessageListener<KR, VR>, Cons
   @Override
   public void onIdleContainer(
       Map<TopicPartition, Long> assignments, ConsumerSeekCallback callback) {
-    if (member.windows() == null) {
-      return; // no partition yet
-    }
     try {
       member.onPoll(ConsumerRecords.empty());
+      errors.succeeded();
     } catch (RuntimeException e) {
       // The windows' state stays consistent; the next tick or poll tries again.
-      LOG.warn("{}: the idle tick failed; the next tick or poll tries again", member.name(), e);
+      if (!member.stopIfSinkClosedForGood(e)) {
+        LOG.warn("{}: the idle tick failed; the next tick or poll tries again", member.name(), e);
+      }
     }
+  }
+
+  /**
+   * The container's consumer stops (its last callback, on its own thread): the member closes its
+   * sink and meters there, never while the thread may still use them.
+   */
+  @Override
+  public void unregisterSeekCallback() {
+    member.close();
   }
 
   /** Lowwater positions the consumer itself, from the checkpoints: no seek here. */

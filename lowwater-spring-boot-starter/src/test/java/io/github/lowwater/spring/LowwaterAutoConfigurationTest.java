@@ -124,13 +124,17 @@ class LowwaterAutoConfigurationTest {
   void eachConsumersWindowsGetMetersOnBootsRegistryRemovedAtTheStop() {
     io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
         new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    // A group of its own: the other tests' members of wiring-group must not delay its assignment.
     runner
-        .withUserConfiguration(Plain.class)
+        .withBean(
+            "metered",
+            LowwaterListener.class,
+            () -> listener().groupId("wiring-meters").concurrency(2).build())
         .withBean(io.micrometer.core.instrument.MeterRegistry.class, () -> registry)
         .run(
             context -> {
               assertThat(context).hasNotFailed();
-              long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+              long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
               while (registry.find("lowwater.partitions.assigned").gauges().size() < 2) {
                 assertThat(System.nanoTime()).as("both consumers' meters").isLessThan(deadline);
                 Thread.sleep(50);
@@ -144,7 +148,7 @@ class LowwaterAutoConfigurationTest {
               assertThat(
                       registry
                           .find("lowwater.partitions.assigned")
-                          .tag("lowwater.listener", "wiring-group")
+                          .tag("lowwater.listener", "wiring-meters")
                           .gauges())
                   .hasSize(2);
             });
@@ -219,6 +223,25 @@ class LowwaterAutoConfigurationTest {
     refusedWith(
         c -> c.setBatchInterceptor((records, consumer) -> records),
         "a record or batch interceptor");
+    // Consumer settings put in by the customizer are checked too, whatever their value's type.
+    refusedWith(
+        c ->
+            c.getContainerProperties().getKafkaConsumerProperties().put("enable.auto.commit", true),
+        "enable.auto.commit=true");
+  }
+
+  @Test
+  void twoListenersWithOneNameAreRefused() {
+    runner
+        .withBean("one", LowwaterListener.class, () -> listener().build())
+        .withBean("two", LowwaterListener.class, () -> listener().build())
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .rootCause()
+                  .hasMessageContaining("two LowwaterListener beans are named 'wiring-group'");
+            });
   }
 
   @Test

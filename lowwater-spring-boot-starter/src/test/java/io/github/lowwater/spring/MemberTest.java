@@ -75,6 +75,47 @@ class MemberTest {
   }
 
   @Test
+  void aMemberWhoseSinkCannotBeBuiltBuildsItAtTheNextPollAndReadsItsPartitionsAgain() {
+    int[] attempts = {0};
+    Member<String, String, String, Long, Long> member =
+        new Member<>(
+            LowwaterListenerTest.builder()
+                .mapper(ConsumerRecord::key, r -> 1L)
+                .sink(
+                    context -> {
+                      if (attempts[0]++ == 0) {
+                        throw new IllegalStateException("the producer cannot initialize yet");
+                      }
+                      return new WriteThenCommitSync<>(written::addAll, context.consumer());
+                    })
+                .build(),
+            0,
+            Map.of(),
+            (l, i, w) -> () -> {});
+    MockConsumer<String, String> consumer = new MockConsumer<>("earliest");
+    consumer.assign(List.of(P0));
+    consumer.updateBeginningOffsets(Map.of(P0, 0L));
+    consumer.commitSync(Map.of(P0, new OffsetAndMetadata(0)));
+    MemberRebalanceListener rebalance = new MemberRebalanceListener(member);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> rebalance.onPartitionsAssigned(consumer, List.of(P0)))
+        .hasMessage("the producer cannot initialize yet");
+    assertThat(member.windows()).as("nothing half-built").isNull();
+    long base = 1_767_225_600_000L;
+    consumer.addRecord(record(0, base + 1, "a"));
+
+    member.onPoll(consumer.poll(Duration.ZERO)); // builds, hands P0 over, feeds nothing
+
+    assertThat(member.windows().assignedPartitions()).containsExactly(P0);
+    assertThat(member.windows().stats().accepted()).as("this poll comes again").isZero();
+    assertThat(consumer.position(P0)).as("sought back to the poll's first record").isZero();
+    assertThat(attempts[0]).isEqualTo(2);
+    consumer.addRecord(record(0, base + 1, "a")); // the mock delivers from the position on
+    member.onPoll(consumer.poll(Duration.ZERO));
+    assertThat(member.windows().stats().accepted()).isEqualTo(1);
+  }
+
+  @Test
   void aNewConsumerGetsNewWindowsAndTheOldOnesMetersAreClosed() {
     Member<String, String, String, Long, Long> member = member();
     MemberRebalanceListener rebalance = new MemberRebalanceListener(member);

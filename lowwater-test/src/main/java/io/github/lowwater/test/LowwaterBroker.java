@@ -30,6 +30,9 @@ import org.apache.kafka.server.common.MetadataVersion;
  * 127.0.0.1 with free ports, its log directory formatted in a temporary directory first; ready in a
  * few seconds.
  *
+ * <p>Nothing is deleted by retention, whatever the records' timestamps (a test's event times are
+ * often months old; the broker's default 7-day retention would delete them within 5 minutes).
+ *
  * <p>Set for group tests: the transaction state log has one partition and a transaction left open
  * by a dead producer is aborted within a second of its timeout; a member of a KIP-848 group ({@code
  * group.protocol=consumer}) that stops heartbeating loses its partitions after 6 s (the session
@@ -112,6 +115,11 @@ public final class LowwaterBroker implements AutoCloseable {
       props.put("group.consumer.min.session.timeout.ms", "6000");
       props.put("group.consumer.session.timeout.ms", "6000");
       props.put("auto.create.topics.enable", "false");
+      // No deletion by retention: a test's records carry fixed event times as their timestamps,
+      // often months old, and the default 7-day retention deletes such a log, active segment
+      // included, at the first retention check (5 minutes after the start): a shared broker then
+      // loses a test's input mid-run. Tests that want deleted records call deleteRecords.
+      props.put("log.retention.ms", "-1");
       props.put("num.network.threads", "2");
       props.put("num.io.threads", "2");
       props.put("background.threads", "2");

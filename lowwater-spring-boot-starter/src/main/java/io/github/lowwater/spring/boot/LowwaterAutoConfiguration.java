@@ -72,7 +72,16 @@ public class LowwaterAutoConfiguration {
         producers == null ? Map.of() : producers.getConfigurationProperties();
     WindowsObserver meters = observer.getIfAvailable(() -> (l, i, w) -> () -> {});
     List<LowwaterContainer<?, ?>> containers = new ArrayList<>();
+    java.util.Set<String> names = new java.util.HashSet<>();
     for (LowwaterListener<?, ?, ?, ?, ?> listener : listeners) {
+      if (!names.add(listener.name())) {
+        throw new IllegalStateException(
+            "two LowwaterListener beans are named '"
+                + listener.name()
+                + "' (a listener's name is its group id unless name(...) gives one): their"
+                + " transactional ids, client ids and meter tags would collide; give each its own"
+                + " name(...)");
+      }
       containers.add(
           new LowwaterContainer(
               (LowwaterListener) listener,
