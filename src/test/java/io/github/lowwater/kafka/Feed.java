@@ -1,5 +1,6 @@
 package io.github.lowwater.kafka;
 
+import io.github.lowwater.test.GroupClients;
 import io.github.lowwater.testing.SyntheticFeed;
 import io.github.lowwater.testing.SyntheticFeed.Event;
 import java.time.Duration;
@@ -119,28 +120,17 @@ final class Feed {
   }
 
   /**
-   * An idempotent producer (acks=all): a retry after a leadership change neither reorders a
-   * partition's records nor duplicates them, or the ground truth and the in-order premise would not
-   * hold. One request in flight: a batch refused right after the topic's creation
-   * (NOT_LEADER_OR_FOLLOWER) is retried before any later one is sent; with five, the later ones
-   * were written first and the retry met OUT_OF_ORDER_SEQUENCE_NUMBER until the delivery timeout
-   * (seen by the group test: two partitions stuck for 120 s; the likely cause of the lost sends
-   * noted above).
+   * The test kit's idempotent producer, one request in flight ({@link GroupClients#producer}: no
+   * retry reorders or duplicates a partition's records, so the ground truth and the in-order
+   * premise hold), with large batches.
    *
    * @param extra settings on top, such as a small {@code batch.size}
    */
   static KafkaProducer<String, String> producer(String bootstrap, Map<String, String> extra) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-    p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+    Map<String, Object> p = GroupClients.producer(bootstrap);
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
     p.putAll(extra);
-    return new KafkaProducer<>(p);
+    return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
   }
 
   static KafkaConsumer<String, String> consumer(

@@ -93,7 +93,7 @@ final class Member<KR, VR, K, V, R> {
           spec.newSink(
               new SinkContext<>((Consumer<KR, VR>) consumer, w, spec.name(), index),
               producerConfig);
-      AutoCloseable o = observer.windowsCreated(spec.name(), index, w);
+      AutoCloseable o = observer.windowsCreated(spec, index, w);
       this.consumer = consumer;
       this.windows = w;
       this.windowsListener = w.rebalanceListener();

@@ -14,10 +14,11 @@ public interface WindowsObserver {
    * The windows of a consumer were built; what is returned is closed when they are dropped (the
    * consumer stops, or the container makes a new consumer).
    *
-   * @param listener the listener's name
+   * @param listener the listener (its {@code name()} and {@code groupId()})
    * @param index the consumer's index in the listener
    * @param windows the new windows
    * @return closed when the windows are dropped
    */
-  AutoCloseable windowsCreated(String listener, int index, KafkaWindows<?, ?, ?> windows);
+  AutoCloseable windowsCreated(
+      LowwaterListener<?, ?, ?, ?, ?> listener, int index, KafkaWindows<?, ?, ?> windows);
 }

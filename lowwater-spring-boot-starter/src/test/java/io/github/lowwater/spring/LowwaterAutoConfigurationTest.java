@@ -149,6 +149,7 @@ class LowwaterAutoConfigurationTest {
                       registry
                           .find("lowwater.partitions.assigned")
                           .tag("lowwater.listener", "wiring-meters")
+                          .tag("group", "wiring-meters") // what the alert rules aggregate by
                           .gauges())
                   .hasSize(2);
             });

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Stream;
@@ -81,6 +82,19 @@ public final class LowwaterBroker implements AutoCloseable {
    * @throws IllegalStateException if it cannot start (the cause says why)
    */
   public static LowwaterBroker start() {
+    return start(Map.of());
+  }
+
+  /**
+   * Starts a new broker with some of its settings changed, which the caller closes.
+   *
+   * @param overrides broker settings on top of this class's; a {@code null} value removes this
+   *     class's setting of that name, leaving Kafka's default (a map that allows null values, such
+   *     as a {@code HashMap})
+   * @return the running broker
+   * @throws IllegalStateException if it cannot start (the cause says why)
+   */
+  public static LowwaterBroker start(Map<String, String> overrides) {
     try {
       Path logDir = Files.createTempDirectory("lowwater-kafka-");
       int brokerPort = freePort();
@@ -124,6 +138,14 @@ public final class LowwaterBroker implements AutoCloseable {
       props.put("num.io.threads", "2");
       props.put("background.threads", "2");
       props.put("log.cleaner.enable", "false");
+      overrides.forEach(
+          (key, value) -> {
+            if (value == null) {
+              props.remove(key);
+            } else {
+              props.put(key, value);
+            }
+          });
       KafkaConfig config = KafkaConfig.fromProps(props, false);
 
       new Formatter()
@@ -166,11 +188,28 @@ public final class LowwaterBroker implements AutoCloseable {
    * @throws IllegalStateException if it cannot be created (for example, it exists)
    */
   public void createTopic(String name, int partitions) {
+    createTopic(name, partitions, Map.of());
+  }
+
+  /**
+   * Creates a topic with topic settings, such as {@code cleanup.policy}, and waits until every
+   * partition has a leader.
+   *
+   * @param name the topic
+   * @param partitions its partition count, at least 1
+   * @param configs the topic's settings
+   * @throws IllegalArgumentException if {@code partitions} is below 1
+   * @throws IllegalStateException if it cannot be created (for example, it exists)
+   */
+  public void createTopic(String name, int partitions, Map<String, String> configs) {
     if (partitions < 1) {
       throw new IllegalArgumentException("partitions must be at least 1, was " + partitions);
     }
     try (Admin admin = admin()) {
-      admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
+      admin
+          .createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs)))
+          .all()
+          .get();
       // Wait until every partition has a leader: producing earlier meets NOT_LEADER_OR_FOLLOWER,
       // and the retries of an idempotent producer can then fail on sequence numbers.
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();

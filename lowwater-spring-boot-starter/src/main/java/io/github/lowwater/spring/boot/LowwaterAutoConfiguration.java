@@ -35,7 +35,8 @@ import org.springframework.kafka.listener.KafkaMessageListenerContainer;
  * {@code spring.kafka.listener.*} settings, and the error handler, transaction manager, interceptor
  * and rebalance listener beans it would take, do not apply to Lowwater's containers. With
  * Micrometer and a {@code MeterRegistry}, each consumer's windows get {@code KafkaWindowsMetrics},
- * tagged {@code lowwater.listener} and {@code lowwater.consumer}.
+ * tagged {@code group} (the group id, which the alert rules of docs/operations.md aggregate by),
+ * {@code lowwater.listener} and {@code lowwater.consumer}.
  */
 @AutoConfiguration(
     afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
@@ -133,7 +134,12 @@ public class LowwaterAutoConfiguration {
             new KafkaWindowsMetrics(
                 windows,
                 Tags.of(
-                    "lowwater.listener", listener, "lowwater.consumer", Integer.toString(index)));
+                    "group",
+                    listener.groupId(),
+                    "lowwater.listener",
+                    listener.name(),
+                    "lowwater.consumer",
+                    Integer.toString(index)));
         metrics.bindTo(r);
         return metrics;
       };
