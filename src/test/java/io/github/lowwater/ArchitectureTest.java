@@ -18,6 +18,7 @@ class ArchitectureTest {
     "io.github.lowwater",
     "io.github.lowwater.window",
     "io.github.lowwater.align",
+    "io.github.lowwater.join",
     "io.github.lowwater.internal"
   };
 
@@ -40,6 +41,7 @@ class ArchitectureTest {
             "io.github.lowwater",
             "io.github.lowwater.window",
             "io.github.lowwater.align",
+            "io.github.lowwater.join",
             "io.github.lowwater.internal")
         .because("the core must stay usable without Kafka or any metrics library")
         .check(production);
@@ -52,7 +54,10 @@ class ArchitectureTest {
         .resideInAPackage("io.github.lowwater")
         .should()
         .dependOnClassesThat()
-        .resideInAnyPackage("io.github.lowwater.window..", "io.github.lowwater.align..")
+        .resideInAnyPackage(
+            "io.github.lowwater.window..",
+            "io.github.lowwater.align..",
+            "io.github.lowwater.join..")
         .check(production);
   }
 
