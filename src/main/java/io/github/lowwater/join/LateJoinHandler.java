@@ -18,8 +18,10 @@ public interface LateJoinHandler<K> {
    *
    * @param side the record's side
    * @param source the record's source, as given to {@code addLeft} or {@code addRight}
-   * @param timeMillis the record's event time, {@code < watermarkMillis}
-   * @param watermarkMillis the watermark it was judged against
+   * @param timeMillis the record's event time, {@code < watermarkMillis} (or {@code <=} after
+   *     {@code finish()})
+   * @param watermarkMillis the watermark it was judged against: its source's newest time minus the
+   *     allowed lateness, or the shared watermark if higher
    * @param key the record's key
    * @param value the record's value, of the side's value type
    */

@@ -3,6 +3,7 @@ package io.github.lowwater.join;
 import io.github.lowwater.Clock;
 import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.Checks;
+import io.github.lowwater.internal.TimeMath;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,11 +25,15 @@ import java.util.Objects;
  * <ol>
  *   <li>(67) Records pair iff {@link JoinInterval#pairs} says so; the key is compared with {@code
  *       equals}. A pair's row is stamped with the later of the two times.
- *   <li>(68) A record is <em>late</em> iff its time is {@code < watermark} when it arrives, judged
- *       before it is observed. A late record pairs with nothing and gives no unmatched row: it is
- *       counted ({@link #late(JoinSide)}), observed as activity of its source, and handed to the
- *       {@link LateJoinHandler}. Every record that is not late pairs with every record of the other
- *       side that is not late and lies in its interval, whatever their arrival order.
+ *   <li>(68) A record is <em>late</em> iff its time is below the watermark it is judged against
+ *       when it arrives, before it is observed: its own source's newest time minus the allowed
+ *       lateness, or the shared watermark if that is higher (after a quiet-period advance, or
+ *       {@link #finish()}, after which every record is late). A late record pairs with nothing and
+ *       gives no unmatched row: it is counted ({@link #late(JoinSide)}), observed as activity of
+ *       its source, and handed to the {@link LateJoinHandler}. Every other record pairs with every
+ *       record of the other side that is not late and lies in its interval, whatever the arrival
+ *       order; and since each verdict depends on its own source's records only, every interleaving
+ *       of the same sources' records gives the same rows.
  *   <li>(69) A pair's row is emitted when its second record arrives. A record waits for partners
  *       until the watermark passes the last time a partner may have ({@code l + upper} for a left
  *       record, {@code r - lower} for a right one); then, if it paired with nothing and the join
@@ -151,7 +156,7 @@ public final class StreamJoin<K, L, R, O> {
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    long watermark = tracker.watermark();
+    long watermark = judgedAgainst(source);
     if (timeMillis < watermark || watermark == Long.MAX_VALUE) {
       if (side == JoinSide.LEFT) {
         lateLeft++;
@@ -190,6 +195,20 @@ public final class StreamJoin<K, L, R, O> {
     tracker.observe(source, timeMillis);
     release();
     return true;
+  }
+
+  /**
+   * The watermark a record of {@code source} is judged against (rule 68): its source's newest time
+   * minus the allowed lateness, never below the shared watermark (which only a quiet-period
+   * advance, idleness or {@code finish} lifts above it).
+   */
+  private long judgedAgainst(Object source) {
+    long shared = tracker.watermark();
+    long frontier = tracker.frontier(source);
+    if (frontier == WatermarkTracker.UNSEEN) {
+      return shared;
+    }
+    return Math.max(shared, TimeMath.saturatedSubtract(frontier, tracker.allowedLatenessMillis()));
   }
 
   private boolean pairs(JoinSide side, long timeMillis, long otherMillis) {
