@@ -435,6 +435,25 @@ public final class WatermarkTracker {
   }
 
   /**
+   * Returns a source's own watermark: its contribution to the shared one, that is its frontier less
+   * the allowed lateness under {@link WatermarkStrategy#BOUNDED_OUT_OF_ORDERNESS}, raised by {@link
+   * #punctuate} and {@link #lookahead} (which never raises it above what the batch's own events
+   * will). It depends on the source's own events alone, whatever the other sources did, so a
+   * verdict taken against it is the same in every interleaving of the sources. No side effect.
+   * Writer thread only.
+   *
+   * @param source the source, or its handle
+   * @return the source's own watermark in epoch milliseconds, or {@link #UNSEEN} if the source is
+   *     unknown or has contributed nothing yet
+   * @throws NullPointerException if {@code source} is null
+   */
+  public long sourceWatermark(Object source) {
+    source = keyOf(source);
+    Source s = sources.get(source);
+    return s == null ? UNSEEN : s.contribution;
+  }
+
+  /**
    * Returns whether a source is known and was active at the last re-evaluation (or became active
    * since). No side effect. Writer thread only.
    *

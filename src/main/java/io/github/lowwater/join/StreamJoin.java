@@ -3,7 +3,6 @@ package io.github.lowwater.join;
 import io.github.lowwater.Clock;
 import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.Checks;
-import io.github.lowwater.internal.TimeMath;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -203,12 +202,7 @@ public final class StreamJoin<K, L, R, O> {
    * advance, idleness or {@code finish} lifts above it).
    */
   private long judgedAgainst(Object source) {
-    long shared = tracker.watermark();
-    long frontier = tracker.frontier(source);
-    if (frontier == WatermarkTracker.UNSEEN) {
-      return shared;
-    }
-    return Math.max(shared, TimeMath.saturatedSubtract(frontier, tracker.allowedLatenessMillis()));
+    return Math.max(tracker.watermark(), tracker.sourceWatermark(source));
   }
 
   private boolean pairs(JoinSide side, long timeMillis, long otherMillis) {

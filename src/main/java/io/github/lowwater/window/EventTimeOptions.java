@@ -31,6 +31,7 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
   private FutureEventPolicy futureEventPolicy;
   private Duration earlyResults;
   private Duration grace;
+  private Boolean perSourceLateness;
 
   /** For Lowwater's own builders. */
   protected EventTimeOptions() {}
@@ -191,6 +192,59 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
     return self();
   }
 
+  /**
+   * Judges each event against its own source's watermark instead of the shared one (semantics rule
+   * 72): an event is late iff its window ends at or below its source's newest time less the allowed
+   * lateness ({@link WatermarkTracker#sourceWatermark}), or the shared watermark if that is higher
+   * (a quiet-period advance, {@code finish}); windows still close on the shared watermark, the
+   * minimum over the sources. Each verdict then depends on its own source's events alone, so every
+   * interleaving of the same sources' events gives the same rows: what a consumer group needs when
+   * one set of windows reads several partitions (two topics' partition {@code i} in {@code
+   * KafkaWindows}' co-partitioned scope). A fast source's events become late as they would in
+   * windows of their own, however far the slow sources lag. Off by default. Tumbling windows
+   * without early results or a grace period only, for now: a hopping window or a session can take
+   * an event that its own source has passed while the shared watermark has not, and panes carry
+   * values as of the moment they fire; {@code build()} refuses the combination.
+   *
+   * @return this builder
+   * @throws IllegalStateException if it was already set
+   */
+  public B perSourceLateness() {
+    Checks.requireUnset(
+        this.perSourceLateness == null, "perSourceLateness", this.perSourceLateness);
+    this.perSourceLateness = Boolean.TRUE;
+    return self();
+  }
+
+  /** Returns whether {@link #perSourceLateness()} was set. */
+  final boolean perSourceLatenessSet() {
+    return perSourceLateness != null;
+  }
+
+  /**
+   * Refuses {@link #perSourceLateness()} where it does not yet keep its promise.
+   *
+   * @param kind the kind being built, for the message
+   * @param supported whether the kind supports it
+   */
+  final void checkPerSourceLateness(String kind, boolean supported) {
+    if (perSourceLateness == null) {
+      return;
+    }
+    if (!supported) {
+      throw new IllegalStateException(
+          "perSourceLateness is for tumbling windows, not " + kind + " (semantics rule 72)");
+    }
+    if (paned()) {
+      throw new IllegalStateException(
+          "perSourceLateness does not combine with early results or a grace period (semantics"
+              + " rule 72): earlyResults "
+              + earlyResults
+              + ", grace "
+              + grace);
+    }
+  }
+
   /** Returns the period of early results in milliseconds, 0 for none. */
   final long earlyMillis() {
     return earlyResults == null ? 0 : TimeMath.toMillisSaturated(earlyResults);
@@ -247,6 +301,9 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
     }
     if (grace != null) {
       target.grace(grace);
+    }
+    if (perSourceLateness != null) {
+      target.perSourceLateness();
     }
     return target;
   }

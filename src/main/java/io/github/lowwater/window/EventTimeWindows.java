@@ -87,6 +87,9 @@ public abstract class EventTimeWindows<K, V, R> {
   /** The grace period in milliseconds (rule 52): a window takes events until {@code end + G}. */
   final long graceMillis;
 
+  /** Whether each event is judged against its own source's watermark (rule 72). */
+  private final boolean perSourceLateness;
+
   /**
    * The dictionary size from which a batch looks its keys up ahead: below it the dictionary's
    * arrays stay in the CPU caches and a second pass over the keys costs more than it saves
@@ -121,6 +124,7 @@ public abstract class EventTimeWindows<K, V, R> {
     this.futureEventPolicy = options.futureEventPolicyOrDefault();
     this.earlyMillis = options.earlyMillis();
     this.graceMillis = options.graceMillis();
+    this.perSourceLateness = options.perSourceLatenessSet();
     if (options.paned()) {
       counters.retireApart(); // a window retires after its grace period, not when finalized
     }
@@ -415,7 +419,7 @@ public abstract class EventTimeWindows<K, V, R> {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
     long lateEnd = lateEnd(eventTimeMillis);
-    long watermark = tracker.watermark();
+    long watermark = judgedAgainst(handle != null ? handle : source);
     long futureLimit = tracker.futureLimitMillis(); // the tracker's guard, read once per event
     if (eventTimeMillis > futureLimit) {
       return future(source, handle, eventTimeMillis, lateEnd, watermark, key, value, futureLimit);
@@ -448,8 +452,25 @@ public abstract class EventTimeWindows<K, V, R> {
    * @throws NullPointerException if {@code key} is null
    */
   public final boolean isLate(long eventTimeMillis, K key) {
+    return isLate(implicitSource, eventTimeMillis, key);
+  }
+
+  /**
+   * Returns whether {@link #add(Object, long, Object, Object)} would hand an event of {@code
+   * source} at this time, of this key, to the late path now: as {@link #isLate(long, Object)}, the
+   * event judged against its own source's watermark with {@link
+   * EventTimeOptions#perSourceLateness()} (rule 72). Changes nothing.
+   *
+   * @param source the event's source, or its handle from {@link #source(Object)}
+   * @param eventTimeMillis the event time in epoch milliseconds; any {@code long}
+   * @param key the key; compared with {@code equals}
+   * @return {@code true} if {@code add} would count the event late
+   * @throws NullPointerException if {@code source} or {@code key} is null
+   */
+  public final boolean isLate(Object source, long eventTimeMillis, K key) {
+    Objects.requireNonNull(source, "source");
     Objects.requireNonNull(key, "key");
-    if (closed(eventTimeMillis, key, lateEnd(eventTimeMillis), tracker.watermark())) {
+    if (closed(eventTimeMillis, key, lateEnd(eventTimeMillis), judgedAgainst(source))) {
       return true;
     }
     return futureEventPolicy == FutureEventPolicy.LATE
@@ -463,6 +484,25 @@ public abstract class EventTimeWindows<K, V, R> {
   private boolean closed(long eventTimeMillis, K key, long lateEnd, long watermark) {
     return TimeMath.saturatedAdd(lateEnd, graceMillis) <= watermark
         && !joinsOpen(eventTimeMillis, key);
+  }
+
+  /**
+   * The watermark an event of {@code source} is judged against: the shared one, or with {@link
+   * EventTimeOptions#perSourceLateness()} the source's own if that is higher (rule 72).
+   */
+  private long judgedAgainst(Object source) {
+    long shared = tracker.watermark();
+    return perSourceLateness ? Math.max(shared, tracker.sourceWatermark(source)) : shared;
+  }
+
+  /**
+   * Returns whether each event is judged against its own source's watermark ({@link
+   * EventTimeOptions#perSourceLateness()}, rule 72).
+   *
+   * @return {@code true} if set when built
+   */
+  public final boolean perSourceLateness() {
+    return perSourceLateness;
   }
 
   /** Raises the newest event time seen, firing early results if it rose (rule 50). */

@@ -318,6 +318,7 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
      *     more than {@link #MAX_WINDOWS_PER_EVENT} windows ({@code ceil(size / advance)})
      */
     public <K, W extends V> HoppingWindows<K, W, R> build() {
+      checkPerSourceLateness("hopping windows", false);
       requireMerging("hopping windows");
       long windowsPerEvent =
           (sizeMillis + advanceMillis - 1) / advanceMillis; // no overflow: <= size

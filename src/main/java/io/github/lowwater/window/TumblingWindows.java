@@ -270,6 +270,7 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
      *     keeps a copy of the accumulator, made by merging it into a new one)
      */
     public <K, W extends V> TumblingWindows<K, W, R> build() {
+      checkPerSourceLateness("tumbling windows", true);
       if (paned() && !(aggregator instanceof LongFold)) {
         requireMerging("early results and a grace period");
       }
