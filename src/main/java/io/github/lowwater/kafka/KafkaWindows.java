@@ -393,6 +393,16 @@ public final class KafkaWindows<K, V, R> {
         Rewind.afterFailure(consumer, records, tp, batch.get(0).offset());
         throw e;
       }
+      if (scope.held(tp)) {
+        settleTasks(nowNanos); // a partition that came before its listener call, or by hand
+        p = table.get(tp);
+        if (p == null || scope.held(tp)) {
+          // Its task is not whole here (semantics rule 73): nothing of it is read; the records
+          // come again once it is, from here.
+          consumer.seek(tp, batch.get(0).offset());
+          continue;
+        }
+      }
       scope.activity(p, nowNanos);
       p.lastRecordNanos = nowNanos;
       p.pollWallMillis = clock.wallMillis();
@@ -408,7 +418,7 @@ public final class KafkaWindows<K, V, R> {
           try {
             // The predecessor's wall-clock decisions before this record, then the record: the
             // raise's rows are dropped inside, and replaying is on for the record's own.
-            p.wallClock.replayTo(r.offset(), dropReplayedRows, p.windows);
+            p.wallClock.replayTo(r.offset(), dropReplayedRows, p.windows, p.raiseSource());
             if (replay) {
               p.windows.replaying(true);
             }
@@ -430,7 +440,8 @@ public final class KafkaWindows<K, V, R> {
           Rewind.afterFailure(consumer, records, tp, batch.get(mapped).offset());
           throw rethrow(mapperFailure);
         }
-        p.wallClock.replayTo(p.nextOffset, dropReplayedRows, p.windows); // after the last record
+        p.wallClock.replayTo(
+            p.nextOffset, dropReplayedRows, p.windows, p.raiseSource()); // after the last record
       } finally {
         admission.end(p);
       }
@@ -584,10 +595,21 @@ public final class KafkaWindows<K, V, R> {
    * @throws NullPointerException in {@code PER_PARTITION}, if {@code partition} is null
    */
   public boolean isComplete(TopicPartition partition, long windowStartMillis) {
-    if (settings.scope() == ResultScope.PER_PARTITION) {
+    if (settings.scope() != ResultScope.MERGED) {
       Objects.requireNonNull(partition, "partition");
     }
     return scope.isComplete(table, partition, windowStartMillis);
+  }
+
+  /**
+   * Returns how many partitions are held ({@link ResultScope#CO_PARTITIONED}, semantics rule 73):
+   * assigned here without the rest of their task, so paused, nothing of them computed or committed:
+   * {@code lowwater.partitions.held}. Always 0 in the other scopes. Any thread.
+   *
+   * @return the held partitions
+   */
+  public int heldPartitionCount() {
+    return scope.heldPartitions();
   }
 
   /**
@@ -657,7 +679,10 @@ public final class KafkaWindows<K, V, R> {
               + " with seedWatermark");
     }
     clock.update();
-    Map<TopicPartition, Long> resume = lifecycle.rewind(partitions, clock.monotonicNanos());
+    Collection<TopicPartition> rewound = scope.rewindSet(partitions); // CO_PARTITIONED: whole tasks
+    Map<TopicPartition, Long> resume = lifecycle.rewind(rewound, clock.monotonicNanos());
+    scope.orphaned(resume.keySet()); // the tasks torn down are built again from the commits
+    settleTasks(clock.monotonicNanos());
     emits.revoked(resume.keySet()); // computed again from the commit
     resume.forEach(
         (tp, offset) -> {
@@ -1117,6 +1142,7 @@ public final class KafkaWindows<K, V, R> {
     requireNotDraining("the rebalance listener");
     clock.update();
     lifecycle.assign(partitions, clock.monotonicNanos());
+    settleTasks(clock.monotonicNanos());
   }
 
   /** The rebalance listener's revocation and loss. */
@@ -1125,6 +1151,42 @@ public final class KafkaWindows<K, V, R> {
     clock.update();
     lifecycle.forget(partitions);
     emits.revoked(partitions); // never written by this instance after their revocation
+    dropOrphans(partitions);
+    settleTasks(clock.monotonicNanos());
+  }
+
+  /**
+   * {@code CO_PARTITIONED}: drops the state of the partitions whose task went with {@code gone}
+   * (their rows and uncommitted progress too): they wait, held, to be read again from their commits
+   * once their task is whole here again.
+   */
+  private void dropOrphans(Collection<TopicPartition> gone) {
+    List<TopicPartition> orphans = scope.orphaned(gone);
+    if (!orphans.isEmpty()) {
+      lifecycle.forget(orphans);
+      emits.revoked(orphans);
+    }
+  }
+
+  /**
+   * {@code CO_PARTITIONED}: holds the tasks not whole here and releases the others (semantics rule
+   * 73); the partitions of a task that became whole again are read again from their commits.
+   */
+  private void settleTasks(long nowNanos) {
+    Map<TopicPartition, Long> again = scope.settle(table);
+    if (again.isEmpty()) {
+      return;
+    }
+    lifecycle.assign(again.keySet(), nowNanos); // reads their commits
+    again.forEach(
+        (tp, firstRead) -> {
+          PartitionState<K, V, R> p = table.get(tp);
+          long offset = p != null && p.nextOffset >= 0 ? p.nextOffset : firstRead;
+          if (offset >= 0) {
+            consumer.seek(tp, offset);
+          }
+        });
+    scope.settle(table); // now whole: released
   }
 
   /**
@@ -1563,7 +1625,18 @@ public final class KafkaWindows<K, V, R> {
             "maxDrift needs resultScope(MERGED): per-partition windows close on their own"
                 + " partition's watermark and never wait for a slower partition");
       }
+      if (resultScope() == ResultScope.CO_PARTITIONED) {
+        checkCoPartitioned();
+      }
       FrozenOptions options = copyOptionsTo(new FrozenOptions());
+      if (resultScope() == ResultScope.CO_PARTITIONED) {
+        if (!perSourceLatenessConfigured()) {
+          options.perSourceLateness(); // rule 72: what keeps a task's rows independent of reading
+        }
+        // Idleness would let a task's watermark pass a silent member by a decision no checkpoint
+        // carries; each member's quiet-period rule, recorded in its history, takes its place.
+        options.idleTimeout(java.time.temporal.ChronoUnit.FOREVER.getDuration());
+      }
       if (!futureEventPolicySet) {
         options.futureEventPolicy(FutureEventPolicy.LATE); // the only policy here
       }
@@ -1588,6 +1661,31 @@ public final class KafkaWindows<K, V, R> {
               missingRecordsPolicy != null ? missingRecordsPolicy : MissingRecordsPolicy.MARK,
               resumeDistanceLimit);
       return new KafkaWindows<K, W, R>(settings); // checks maxDrift against the allowed lateness
+    }
+
+    /** What {@code CO_PARTITIONED} does not support yet, refused with the reason. */
+    private void checkCoPartitioned() {
+      String what =
+          advance != null
+              ? "hopping windows"
+              : gap != null
+                  ? "session windows"
+                  : idleTimeoutConfigured()
+                      ? "idleTimeout (a member's silence is its quiet-period rule's, recorded for"
+                          + " its next owner)"
+                      : earlyResultsConfigured()
+                          ? "early results"
+                          : graceConfigured()
+                              ? "a grace period"
+                              : maxFutureSkewMillis >= 0 ? "maxFutureSkew" : null;
+      if (what != null) {
+        throw new IllegalStateException(
+            "resultScope(CO_PARTITIONED) is for tumbling windows without early results, a grace"
+                + " period or maxFutureSkew, for now: "
+                + what
+                + " would let a task's rows depend on how its partitions interleave (semantics"
+                + " rule 72)");
+      }
     }
 
     /** The consumer's group id, or {@code null} for a consumer without a group. */

@@ -37,6 +37,12 @@ final class PartitionState<K, V, R> {
   /** Sessions: the oldest pending session's start as of the last release, for other threads. */
   private volatile long publishedOldestSessionStart = WatermarkTracker.NO_WATERMARK;
 
+  /**
+   * {@code CO_PARTITIONED}: its windows are its task's, judged per source; a wall-clock raise lifts
+   * its own watermark only (see {@link #raiseSource()}).
+   */
+  boolean ownWatermark;
+
   /** The partition's handle in {@link #windows}: no hash lookup per record. */
   WatermarkTracker.Source source;
 
@@ -65,6 +71,12 @@ final class PartitionState<K, V, R> {
 
   /** From the previous owner's checkpoint: windows ending at or before it were written. */
   long writtenThroughMillis = WatermarkTracker.NO_WATERMARK;
+
+  /**
+   * {@code CO_PARTITIONED}: the largest written-through time of the checkpoints of its task's
+   * partitions; every window ending at or before it was written, with every partition's records.
+   */
+  long sharedWrittenThroughMillis = WatermarkTracker.NO_WATERMARK;
 
   /** From the previous owner's checkpoint: it had read every record below this offset. */
   long readThroughOffset;
@@ -320,7 +332,7 @@ final class PartitionState<K, V, R> {
       return false;
     }
     nextOffset = position;
-    wallClock.replayTo(position, false, windows); // the predecessor's raises before the gap
+    wallClock.replayTo(position, false, windows, raiseSource()); // its predecessor's raises
     return true;
   }
 
@@ -350,6 +362,20 @@ final class PartitionState<K, V, R> {
    */
   boolean redelivered(long windowEndMillis, long offset) {
     return windowEndMillis <= writtenThroughMillis && offset < readThroughOffset;
+  }
+
+  /**
+   * The watermark this partition's next record is judged against: the windows' watermark, or in
+   * {@code CO_PARTITIONED} its own (semantics rule 72), which its checkpoint carries so that the
+   * next owner judges the records it re-reads as this one did. Polling thread.
+   */
+  long judgedWatermark() {
+    return windows.watermarkFor(source);
+  }
+
+  /** The source a replayed wall-clock raise lifts: its own in {@code CO_PARTITIONED}, else null. */
+  Object raiseSource() {
+    return ownWatermark ? source : null;
   }
 
   /** Publishes the frontier for readers on other threads: once per partition and poll. */
@@ -482,7 +508,7 @@ final class PartitionState<K, V, R> {
     long frontier;
     if (oldest < 0) {
       offset = nextOffset;
-      watermark = windows.watermark();
+      watermark = judgedWatermark();
       frontier = frontier();
     } else {
       offset = ledger.offset(oldest);

@@ -42,9 +42,13 @@ final class PartitionWallClock {
    * Applies the previous owner's decisions that took effect before the record at {@code offset}
    * (or, at the end of a batch, before the next offset to read): its quiet-period raises, at the
    * same records as it did, and its guard readings. A raise's rows are dropped when {@code
-   * dropRows}: the previous owner handed them out before the commit that carried them.
+   * dropRows}: the previous owner handed them out before the commit that carried them. With {@code
+   * ownSource} ({@code CO_PARTITIONED}), a raise lifts that source's own watermark only (a
+   * punctuation), as the task's quiet-period advance did: a sibling partition not yet re-read to
+   * its own raise is judged as before.
    */
-  void replayTo(long offset, boolean dropRows, EventTimeWindows<?, ?, ?> windows) {
+  void replayTo(
+      long offset, boolean dropRows, EventTimeWindows<?, ?, ?> windows, Object ownSource) {
     while (history.due(offset)) {
       if (history.dueKind() != WallClockHistory.RAISE) {
         history.applyDue();
@@ -55,7 +59,11 @@ final class PartitionWallClock {
         windows.replaying(true);
       }
       try {
-        windows.advanceTo(TimeMath.saturatedAdd(watermark, windows.allowedLatenessMillis()));
+        if (ownSource != null) {
+          windows.punctuate(ownSource, watermark);
+        } else {
+          windows.advanceTo(TimeMath.saturatedAdd(watermark, windows.allowedLatenessMillis()));
+        }
       } finally {
         if (dropRows) {
           windows.replaying(false);

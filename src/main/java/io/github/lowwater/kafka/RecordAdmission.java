@@ -151,9 +151,16 @@ final class RecordAdmission<K, V, R> {
       return;
     }
     long end = p.windows.lastWindowEnd(t); // every window of the record ends by it
-    boolean late = p.windows.isLate(t, key); // the windows' own verdict, before they change
-    if (offset < p.processedBelowOffset || (!(late && !merged) && p.redelivered(end, offset))) {
-      // Already in this instance's windows (a partition it got back), or in a written window.
+    // The windows' own verdict, before they change; in CO_PARTITIONED against the partition's own
+    // watermark (rule 72).
+    boolean late = p.windows.isLate(p.source, t, key);
+    if (offset < p.processedBelowOffset
+        || (!(late && !merged)
+            && (p.redelivered(end, offset) || end <= p.sharedWrittenThroughMillis))) {
+      // Already in this instance's windows (a partition it got back), or in a written window. In
+      // CO_PARTITIONED a sibling's checkpoint may say the window is written: the owner that wrote
+      // it had read this partition up to where its own watermark closed the window, and the same
+      // records move this owner's, so a record not late by it was in the row.
       redelivered(p, r, t, end);
       return;
     }
@@ -165,7 +172,7 @@ final class RecordAdmission<K, V, R> {
       lateByClaim(p, r, t, end, written);
       return;
     }
-    long watermark = p.windows.watermark();
+    long watermark = p.judgedWatermark();
     if (late) {
       if (lateRecordHandler != null) {
         lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, watermark);

@@ -24,5 +24,22 @@ public enum ResultScope {
    * membership changes, a partition that moves while its old owner lives is counted by both owners
    * (at least once). See the guarantees table in {@code docs/kafka.md}.
    */
-  MERGED
+  MERGED,
+
+  /**
+   * Two or more input topics read in one event time, co-partitioned: partition {@code i} of every
+   * subscribed topic forms one <em>task</em>, whose windows hold the records of all of them (a
+   * reconciliation of a source topic against a target topic, with {@link
+   * io.github.lowwater.join.Reconciliation}). One result per (window, task, key), closed when the
+   * task's watermark, the minimum over its partitions' own watermarks, passes the window's end;
+   * each record is judged late against its own partition's watermark (semantics rule 72), so the
+   * rows do not depend on how the broker interleaves the partitions, and each partition is
+   * committed at the oldest of its records an open window of the task still needs, with its
+   * checkpoint: whichever instance owns a task, it writes the same rows. {@code source()} is the
+   * task's partition of the first subscribed topic in name order. The topics must have equal
+   * partition counts and the same key partitioning; an instance that holds only some partitions of
+   * a task (an assignor that does not co-partition) holds the task (semantics rule 73). Tumbling
+   * windows without early results, a grace period or the future guard, for now.
+   */
+  CO_PARTITIONED
 }

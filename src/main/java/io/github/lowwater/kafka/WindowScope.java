@@ -6,6 +6,7 @@ import io.github.lowwater.window.WindowResult;
 import io.github.lowwater.window.WindowStats;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 
@@ -43,9 +44,11 @@ abstract class WindowScope<K, V, R> {
       RecordAdmission<K, V, R> admission,
       Alignment alignment,
       long nowNanos) {
-    return settings.scope() == ResultScope.MERGED
-        ? new MergedScope<>(settings, clock, admission, alignment, nowNanos)
-        : new PerPartitionScope<>(settings, clock);
+    return switch (settings.scope()) {
+      case MERGED -> new MergedScope<>(settings, clock, admission, alignment, nowNanos);
+      case CO_PARTITIONED -> new TaskScope<>(settings, clock);
+      case PER_PARTITION -> new PerPartitionScope<>(settings, clock);
+    };
   }
 
   // -- the partition lifecycle --------------------------------------------------------------
@@ -63,6 +66,40 @@ abstract class WindowScope<K, V, R> {
 
   /** Applies what a restored checkpoint says to the partition's windows. */
   abstract void restored(PartitionState<K, V, R> p, Checkpoint checkpoint);
+
+  /**
+   * After partitions are revoked, lost or rewound ({@code gone}): the partitions still assigned
+   * whose state went with them ({@code CO_PARTITIONED}: the rest of a torn-down task), for the
+   * caller to drop too. None in the other scopes.
+   */
+  List<TopicPartition> orphaned(Collection<TopicPartition> gone) {
+    return List.of();
+  }
+
+  /**
+   * After an assignment change ({@code CO_PARTITIONED}): holds the tasks not whole here, releases
+   * the others, and returns the partitions to read again from their commits (with the offset to
+   * resume from without one); the caller registers them, seeks them, and calls again. Empty in the
+   * other scopes.
+   */
+  Map<TopicPartition, Long> settle(PartitionTable<K, V, R> table) {
+    return Map.of();
+  }
+
+  /** Whether nothing of the partition is read now: its task is held. */
+  boolean held(TopicPartition tp) {
+    return false;
+  }
+
+  /** How many partitions are held. Any thread. */
+  int heldPartitions() {
+    return 0;
+  }
+
+  /** The partitions a rewind of {@code partitions} must read again. */
+  Collection<TopicPartition> rewindSet(Collection<TopicPartition> partitions) {
+    return partitions;
+  }
 
   /** Partitions joined the instance: a join is not a quiet period. */
   void joined(long nowNanos) {}
@@ -113,6 +150,11 @@ abstract class WindowScope<K, V, R> {
       return true;
     }
     return false;
+  }
+
+  /** Counts a quiet-period advance that moved a watermark, made by the scope itself. */
+  final void quietAdvanced() {
+    quietAdvances++;
   }
 
   /** How many quiet-period advances moved a watermark. Any thread. */

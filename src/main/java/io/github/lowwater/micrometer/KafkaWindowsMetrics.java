@@ -11,6 +11,7 @@ import static io.github.lowwater.micrometer.Meters.PARTITION;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS_ACTIVE;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS_ASSIGNED;
+import static io.github.lowwater.micrometer.Meters.PARTITIONS_HELD;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS_IDLE;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS_OVER_RESUME_LIMIT;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS_PAUSED;
@@ -222,6 +223,17 @@ public final class KafkaWindowsMetrics implements MeterBinder, AutoCloseable {
             tags,
             windows,
             KafkaWindows::pausedPartitionCount));
+    meters.add(
+        registry,
+        Meters.gauge(
+            registry,
+            PARTITIONS_HELD,
+            "Partitions held because this instance lacks the rest of their co-partitioned task"
+                + " (resultScope CO_PARTITIONED; 0 otherwise), in partitions",
+            PARTITIONS,
+            tags,
+            windows,
+            KafkaWindows::heldPartitionCount));
     meters.add(
         registry,
         Meters.gauge(

@@ -28,6 +28,7 @@ final class Meters {
   static final String PARTITIONS_ACTIVE = "lowwater.partitions.active";
   static final String PARTITIONS_IDLE = "lowwater.partitions.idle";
   static final String PARTITIONS_PAUSED = "lowwater.partitions.paused";
+  static final String PARTITIONS_HELD = "lowwater.partitions.held";
   static final String WINDOWS_OPEN = "lowwater.windows.open";
   static final String ENTRIES_OPEN = "lowwater.entries.open";
   static final String WINDOWS_FINALIZED = "lowwater.windows.finalized";

@@ -271,6 +271,42 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
   }
 
   /**
+   * Whether {@link #perSourceLateness()} was set: for a builder that sets it for its own reasons.
+   *
+   * @return {@code true} if set
+   */
+  protected final boolean perSourceLatenessConfigured() {
+    return perSourceLateness != null;
+  }
+
+  /**
+   * Whether the idle timeout was set: for a builder that refuses it in some configurations.
+   *
+   * @return {@code true} if set
+   */
+  protected final boolean idleTimeoutConfigured() {
+    return idleTimeout != null;
+  }
+
+  /**
+   * Whether early results were set: for a builder that refuses them in some configurations.
+   *
+   * @return {@code true} if set
+   */
+  protected final boolean earlyResultsConfigured() {
+    return earlyResults != null;
+  }
+
+  /**
+   * Whether a grace period was set: for a builder that refuses it in some configurations.
+   *
+   * @return {@code true} if set
+   */
+  protected final boolean graceConfigured() {
+    return grace != null;
+  }
+
+  /**
    * Sets on {@code target} every option set here, except the clock (the caller's to wrap): how a
    * builder hands its options to the windows it configures. {@code target}'s own options must not
    * be set yet.

@@ -496,6 +496,20 @@ public abstract class EventTimeWindows<K, V, R> {
   }
 
   /**
+   * Returns the watermark an event of {@code source} is judged against now: the shared {@link
+   * #watermark()}, or with {@link EventTimeOptions#perSourceLateness()} the source's own if that is
+   * higher (rule 72). No side effect. Writer thread only.
+   *
+   * @param source the source, or its handle from {@link #source(Object)}
+   * @return the watermark in epoch milliseconds
+   * @throws NullPointerException if {@code source} is null
+   */
+  public final long watermarkFor(Object source) {
+    Objects.requireNonNull(source, "source");
+    return judgedAgainst(source);
+  }
+
+  /**
    * Returns whether each event is judged against its own source's watermark ({@link
    * EventTimeOptions#perSourceLateness()}, rule 72).
    *

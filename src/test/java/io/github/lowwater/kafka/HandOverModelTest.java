@@ -60,6 +60,10 @@ class HandOverModelTest {
 
   static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
   static final String TOPIC = "model";
+
+  /** {@code CO_PARTITIONED}: the second input topic, co-partitioned with {@link #TOPIC}. */
+  static final String TOPIC2 = "model-target";
+
   static final Duration SIZE = Duration.ofMinutes(5);
 
   /** {@code -Dlowwater.model.seed=N}: start at trace N, to run a failing one again by hand. */
@@ -263,6 +267,33 @@ class HandOverModelTest {
     coverage.assertReached();
   }
 
+  /**
+   * Issue 35: two topics read as co-partitioned tasks, moved whole between owners and now and then
+   * split across two (the split task is held until it is whole again): the rows and the late
+   * records are those of one uninterrupted reading of both topics.
+   */
+  @Test
+  void coPartitionedTaskRowsAreThoseOfOneReadingAcrossManyOwnerChangesAndSplits() {
+    int traces = Trials.of(2_000);
+    int exact = 0;
+    int splits = 0;
+    Coverage coverage = new Coverage(traces, false);
+    for (long seed = FIRST_SEED; seed < FIRST_SEED + traces; seed++) {
+      Trace trace = new Trace(seed, ResultScope.CO_PARTITIONED, Kind.TUMBLING);
+      trace.run();
+      exact += trace.intervened ? 0 : 1;
+      splits += trace.splits;
+      coverage.add(trace);
+    }
+    System.out.printf(
+        "HandOverModelTest co-partitioned: %d traces checked row by row, %d task splits%n",
+        exact, splits);
+    assertThat(exact).as("traces in which no wall-clock rule intervened").isGreaterThan(traces / 3);
+    assertThat(splits).as("tasks split across owners").isGreaterThan(traces / 4);
+    assertThat(coverage.failedWrites).as("failed writes and rewinds").isGreaterThan(traces / 4);
+    coverage.assertReached();
+  }
+
   @Test
   void mergedASingleConsumerRestartedAgainAndAgainLosesNoRecord() {
     merged(Trials.of(3_000), Kind.TUMBLING);
@@ -401,6 +432,10 @@ class HandOverModelTest {
   /** One consumer instance: its mock consumer, its windows and where it has read to. */
   final class Owner {
     final String name;
+
+    /** The seeks the windows made ({@code CO_PARTITIONED}: a task read again from its commits). */
+    final Map<TopicPartition, Long> seeks = new LinkedHashMap<>();
+
     final KafkaWindowsRewindTest.FailingCommittedConsumer consumer;
     final KafkaWindows<String, Long, Set<Long>> windows;
     final Map<TopicPartition, Long> positions = new LinkedHashMap<>();
@@ -418,10 +453,17 @@ class HandOverModelTest {
     Owner(Trace trace, String name) {
       this.trace = trace;
       this.name = name;
-      this.consumer = new KafkaWindowsRewindTest.FailingCommittedConsumer();
+      this.consumer =
+          new KafkaWindowsRewindTest.FailingCommittedConsumer() {
+            @Override
+            public synchronized void seek(TopicPartition partition, long offset) {
+              super.seek(partition, offset);
+              seeks.put(partition, offset); // the model reads its own log: it follows the seek
+            }
+          };
       consumer.assign(trace.partitions);
       Map<TopicPartition, Long> beginning = new HashMap<>();
-      trace.partitions.forEach(tp -> beginning.put(tp, trace.logStart[tp.partition()]));
+      trace.partitions.forEach(tp -> beginning.put(tp, trace.logStart[trace.index(tp)]));
       consumer.updateBeginningOffsets(beginning);
       this.windows =
           trace
@@ -456,12 +498,12 @@ class HandOverModelTest {
           committed.put(tp, om);
           Checkpoint c = Checkpoint.parse(om.metadata());
           long floor = trace.clock.wallMillis() - trace.lateness.toMillis();
-          if (trace.scope == ResultScope.PER_PARTITION && c.watermarkMillis() > floor) {
+          if (trace.scope != ResultScope.MERGED && c.watermarkMillis() > floor) {
             trace.intervened = true; // the seed is clamped to the wall clock
           }
         }
         // Below the log start, the consumer's offset reset moves it there.
-        positions.put(tp, Math.max(om == null ? 0L : om.offset(), trace.logStart[tp.partition()]));
+        positions.put(tp, Math.max(om == null ? 0L : om.offset(), trace.logStart[trace.index(tp)]));
         starts.put(tp, positions.get(tp));
         fresh.add(tp);
       }
@@ -471,6 +513,7 @@ class HandOverModelTest {
         generations.put(tp, generation);
       }
       windows.rebalanceListener().onPartitionsAssigned(tps);
+      followSeeks();
       for (TopicPartition tp : tps) {
         trace.ownersOf.computeIfAbsent(tp, k -> new HashSet<>()).add(name);
       }
@@ -479,6 +522,19 @@ class HandOverModelTest {
     void revoke(List<TopicPartition> tps) {
       windows.rebalanceListener().onPartitionsRevoked(tps);
       tps.forEach(positions::remove);
+      followSeeks();
+    }
+
+    /** Moves the model's read positions where the windows sought them. */
+    void followSeeks() {
+      for (Map.Entry<TopicPartition, Long> e : seeks.entrySet()) {
+        if (positions.containsKey(e.getKey())) {
+          long to = Math.max(e.getValue(), trace.logStart[trace.index(e.getKey())]);
+          positions.put(e.getKey(), to);
+          fresh.add(e.getKey()); // a history read again from its commit
+        }
+      }
+      seeks.clear();
     }
 
     /** Where each partition's reading began at its assignment. */
@@ -490,8 +546,12 @@ class HandOverModelTest {
     /** Each owned partition delivers up to {@code most} of its next records. */
     void poll(int most) {
       List<ConsumerRecord<String, String>> batch = new ArrayList<>();
+      Set<TopicPartition> paused = consumer.paused(); // a held task is not read
       for (Map.Entry<TopicPartition, Long> e : positions.entrySet()) {
-        List<ConsumerRecord<String, String>> log = trace.log.get(e.getKey().partition());
+        if (paused.contains(e.getKey())) {
+          continue;
+        }
+        List<ConsumerRecord<String, String>> log = trace.log.get(trace.index(e.getKey()));
         int n = most == Integer.MAX_VALUE ? log.size() : trace.random.nextInt(most + 1);
         long position = e.getValue();
         List<Long> keyed = new ArrayList<>();
@@ -511,6 +571,7 @@ class HandOverModelTest {
       }
       windows.onPoll(
           KafkaWindowsTest.recordsOf(batch), r -> r.key(), r -> Long.parseLong(r.value()));
+      followSeeks();
     }
 
     /** Drains and writes; returns false if the instance crashed between the two. */
@@ -606,7 +667,9 @@ class HandOverModelTest {
         }
       }
       consumer.commitSync(committed);
-      if (trace.random.nextInt(3) == 0) { // issue 32: the read fails, nothing changes, call again
+      // issue 32: the read fails, nothing changes, call again (PER_PARTITION: in CO_PARTITIONED a
+      // held partition has no state to read again, and a rewind of only those reads nothing)
+      if (trace.random.nextInt(3) == 0 && trace.scope == ResultScope.PER_PARTITION) {
         consumer.failNext = true;
         Map<TopicPartition, Long> before = new HashMap<>();
         for (TopicPartition tp : positions.keySet()) {
@@ -626,6 +689,7 @@ class HandOverModelTest {
         }
       }
       windows.rewindToLastCommit(new ArrayList<>(positions.keySet()));
+      seeks.clear(); // followed below, from the commits
       fresh.addAll(positions.keySet()); // a rewound history begins again
       for (Map.Entry<TopicPartition, Long> e : positions.entrySet()) {
         OffsetAndMetadata om = trace.group.get(e.getKey());
@@ -637,7 +701,7 @@ class HandOverModelTest {
               .isEqualTo(resume);
         }
         // Below the log start, the consumer's offset reset moves it there.
-        e.setValue(Math.max(resume, trace.logStart[e.getKey().partition()]));
+        e.setValue(Math.max(resume, trace.logStart[trace.index(e.getKey())]));
         if (om == null) {
           starts.put(e.getKey(), e.getValue()); // where the rewound reading begins
         }
@@ -646,7 +710,7 @@ class HandOverModelTest {
 
     boolean readEverything() {
       for (Map.Entry<TopicPartition, Long> e : positions.entrySet()) {
-        if (e.getValue() < trace.log.get(e.getKey().partition()).size()) {
+        if (e.getValue() < trace.log.get(trace.index(e.getKey())).size()) {
           return false;
         }
       }
@@ -701,8 +765,16 @@ class HandOverModelTest {
     /** Issue 33: tools recommit offsets without checkpoints, and retention deletes records. */
     boolean damaging;
 
-    /** Each partition's log start: retention deleted the records below it. */
-    final long[] logStart = new long[3];
+    /** Each partition's log start (by index in {@link #partitions}): retention deleted below it. */
+    final long[] logStart = new long[6];
+
+    /** {@code CO_PARTITIONED}: tasks split across two owners. */
+    int splits;
+
+    /** The index of a partition in {@link #partitions}, and of its log. */
+    int index(TopicPartition tp) {
+      return partitions.indexOf(tp);
+    }
 
     /** Partitions whose commit a tool rewrote or whose records retention deleted. */
     final Set<TopicPartition> damagedPartitions = new HashSet<>();
@@ -801,13 +873,18 @@ class HandOverModelTest {
                   ? java.time.temporal.ChronoUnit.FOREVER.getDuration() // issue 32, defect 6
                   : Duration.ofSeconds(1 + random.nextInt(300)))
               : null;
-      this.maxFutureSkew = random.nextInt(4) == 0 ? Duration.ofSeconds(random.nextInt(120)) : null;
+      Duration skew = random.nextInt(4) == 0 ? Duration.ofSeconds(random.nextInt(120)) : null;
+      this.maxFutureSkew = scope == ResultScope.CO_PARTITIONED ? null : skew; // not supported yet
       int keys = 2 + random.nextInt(3);
       // Issue 32, defect 5: now and then a record stamped at a bound of long.
       int boundRecord = random.nextInt(10) == 0 ? random.nextInt(5) : -1;
       int partitionCount = 1 + random.nextInt(3);
-      for (int p = 0; p < partitionCount; p++) {
-        TopicPartition tp = new TopicPartition(TOPIC, p);
+      List<String> topics =
+          scope == ResultScope.CO_PARTITIONED ? List.of(TOPIC, TOPIC2) : List.of(TOPIC);
+      for (int slot = 0; slot < partitionCount * topics.size(); slot++) {
+        int p = slot / topics.size();
+        String topic = topics.get(slot % topics.size());
+        TopicPartition tp = new TopicPartition(topic, p);
         partitions.add(tp);
         List<ConsumerRecord<String, String>> records = new ArrayList<>();
         int size = 5 + random.nextInt(30);
@@ -815,20 +892,20 @@ class HandOverModelTest {
         for (int offset = 0; offset < size; offset++) {
           t += random.nextInt(60_000);
           long eventTime = random.nextInt(3) == 0 ? t - random.nextInt(8 * 60_000) : t;
-          if (offset == boundRecord && p == 0) {
+          if (offset == boundRecord && slot == 0) {
             eventTime =
                 random.nextBoolean()
                     ? Long.MAX_VALUE - random.nextInt(1_000)
                     : Long.MIN_VALUE + random.nextInt(1_000);
           }
-          long id = p * 1_000L + offset;
+          long id = slot * 1_000L + offset;
           String key = random.nextInt(20) == 0 ? null : "k" + random.nextInt(keys);
           if (key != null) {
             produced.add(id);
           }
           records.add(
               new ConsumerRecord<>(
-                  TOPIC,
+                  topic,
                   p,
                   offset,
                   eventTime,
@@ -955,7 +1032,13 @@ class HandOverModelTest {
 
     void run() {
       Owner first = newOwner();
-      if (scope == ResultScope.PER_PARTITION && partitions.size() > 1 && random.nextBoolean()) {
+      if (scope == ResultScope.CO_PARTITIONED && partitions.size() > 2 && random.nextBoolean()) {
+        Owner second = newOwner();
+        first.assign(partitions.subList(0, 2)); // task 0
+        second.assign(partitions.subList(2, partitions.size()));
+      } else if (scope == ResultScope.PER_PARTITION
+          && partitions.size() > 1
+          && random.nextBoolean()) {
         Owner second = newOwner();
         first.assign(partitions.subList(0, 1));
         second.assign(partitions.subList(1, partitions.size()));
@@ -987,7 +1070,7 @@ class HandOverModelTest {
           return;
         }
         int outcome = random.nextInt(8);
-        if (outcome == 1 && scope == ResultScope.PER_PARTITION) {
+        if (outcome == 1 && scope != ResultScope.MERGED) {
           o.failWriteAndRewind();
           log(o.name + " write fails part-way, rewind to the last commit");
           failedWrites++;
@@ -1030,6 +1113,71 @@ class HandOverModelTest {
         log(o.name + " given back " + back);
       } else if (scope == ResultScope.PER_PARTITION) {
         move(o);
+      } else if (scope == ResultScope.CO_PARTITIONED) {
+        moveTask(o);
+      }
+    }
+
+    /**
+     * {@code CO_PARTITIONED}: one of the instance's tasks moves to another instance, whole, as a
+     * co-partitioning assignor moves it; one time in four only one of its partitions moves, as an
+     * assignor that does not co-partition would: both pieces are then held.
+     */
+    void moveTask(Owner from) {
+      if (from.positions.isEmpty()) {
+        return;
+      }
+      List<TopicPartition> owned = new ArrayList<>(from.positions.keySet());
+      TopicPartition tp = owned.get(random.nextInt(owned.size()));
+      List<TopicPartition> moving = new ArrayList<>();
+      boolean split = random.nextInt(4) == 0;
+      for (TopicPartition each : owned) {
+        if (each.equals(tp) || (!split && each.partition() == tp.partition())) {
+          moving.add(each);
+        }
+      }
+      from.revoke(moving);
+      Owner to = owners.size() < 3 && random.nextBoolean() ? newOwner() : pickOther(from);
+      to.assign(moving);
+      splits +=
+          split
+                  && moving.size()
+                      < owned.stream().filter(e -> e.partition() == tp.partition()).count()
+              ? 1
+              : 0;
+      log(from.name + " hands " + moving + " to " + to.name + (split ? " (split)" : ""));
+    }
+
+    /**
+     * {@code CO_PARTITIONED}, before the end: every task split across owners goes whole to one of
+     * them, as a rebalance with a co-partitioning assignor would do.
+     */
+    void reunite() {
+      Map<Integer, List<Owner>> holders = new LinkedHashMap<>();
+      for (Owner o : owners) {
+        for (TopicPartition tp : o.positions.keySet()) {
+          List<Owner> list = holders.computeIfAbsent(tp.partition(), k -> new ArrayList<>());
+          if (!list.contains(o)) {
+            list.add(o);
+          }
+        }
+      }
+      for (Map.Entry<Integer, List<Owner>> e : holders.entrySet()) {
+        if (e.getValue().size() < 2) {
+          continue;
+        }
+        Owner to = e.getValue().get(0);
+        for (Owner from : e.getValue().subList(1, e.getValue().size())) {
+          List<TopicPartition> moving = new ArrayList<>();
+          for (TopicPartition tp : from.positions.keySet()) {
+            if (tp.partition() == e.getKey()) {
+              moving.add(tp);
+            }
+          }
+          from.revoke(moving);
+          to.assign(moving);
+          log(from.name + " hands " + moving + " to " + to.name + " (reunited)");
+        }
       }
     }
 
@@ -1040,7 +1188,7 @@ class HandOverModelTest {
      */
     void damage() {
       TopicPartition tp = partitions.get(random.nextInt(partitions.size()));
-      int p = tp.partition();
+      int p = index(tp);
       OffsetAndMetadata om = group.get(tp);
       if (random.nextBoolean()) {
         if (om == null) {
@@ -1112,8 +1260,14 @@ class HandOverModelTest {
 
     /** The owners read every record, close every window, write and commit. */
     void finish() {
+      if (scope == ResultScope.CO_PARTITIONED) {
+        reunite();
+      }
       for (Owner o : owners) {
-        while (!o.readEverything()) {
+        for (int round = 0; !o.readEverything(); round++) {
+          assertThat(round)
+              .as("%s cannot read everything (held?); %s", o.name, where())
+              .isLessThan(50);
           o.poll(Integer.MAX_VALUE);
         }
         o.windows.finishAll();
@@ -1132,11 +1286,11 @@ class HandOverModelTest {
           continue; // rule 65: its incomplete rows are not bounded, it keeps the previous commit
         }
         assertThat(group.get(tp))
-            .as("partition %d committed after the end; seed %d; %s", tp.partition(), seed, ops)
+            .as("partition %s committed after the end; seed %d; %s", tp, seed, ops)
             .isNotNull();
         assertThat(group.get(tp).offset())
-            .as("partition %d's commit after the end; seed %d; %s", tp.partition(), seed, ops)
-            .isEqualTo(log.get(tp.partition()).size());
+            .as("partition %s's commit after the end; seed %d; %s", tp, seed, ops)
+            .isEqualTo(log.get(index(tp)).size());
       }
     }
 
@@ -1263,6 +1417,23 @@ class HandOverModelTest {
           .as("rows committed twice by the transactions; %s", where)
           .isEmpty();
       Reference reference = new Reference(this);
+      if (!rows.equals(reference.rows)) {
+        Map<List<Object>, Set<Long>> onlyOurs = new LinkedHashMap<>(rows);
+        onlyOurs.entrySet().removeAll(reference.rows.entrySet());
+        Map<List<Object>, Set<Long>> onlyReference = new LinkedHashMap<>(reference.rows);
+        onlyReference.entrySet().removeAll(rows.entrySet());
+        where =
+            "rows only written "
+                + onlyOurs
+                + ", only the reference's "
+                + onlyReference
+                + "; late "
+                + late
+                + " reference late "
+                + reference.late
+                + "; "
+                + where;
+      }
       assertThat(rows)
           .as("the rows of one uninterrupted reading; %s", where)
           .isEqualTo(reference.rows);
@@ -1292,6 +1463,10 @@ class HandOverModelTest {
       KafkaWindows<String, Long, Set<Long>> w =
           trace
               .builder()
+              .resultScope(
+                  trace.scope == ResultScope.CO_PARTITIONED
+                      ? ResultScope.CO_PARTITIONED
+                      : ResultScope.PER_PARTITION)
               // With the guard, far ahead: no record is beyond it, as for an owner that found none.
               .clock(
                   new ManualClock(

@@ -136,7 +136,7 @@ class KafkaWindowsRewindTest {
   }
 
   /** A consumer whose next {@code committed} call fails once when told to. */
-  static final class FailingCommittedConsumer extends MockConsumer<String, String> {
+  static class FailingCommittedConsumer extends MockConsumer<String, String> {
     boolean failNext;
 
     FailingCommittedConsumer() {

@@ -130,6 +130,7 @@ class KafkaWindowsMetricsTest {
                 + " [group=counter,partition=1,topic=arrivals]",
             "lowwater.partitions.active GAUGE partitions [group=counter]",
             "lowwater.partitions.assigned GAUGE partitions [group=counter]",
+            "lowwater.partitions.held GAUGE partitions [group=counter]",
             "lowwater.partitions.idle GAUGE partitions [group=counter]",
             "lowwater.partitions.over.resume.limit GAUGE partitions [group=counter]",
             "lowwater.partitions.paused GAUGE partitions [group=counter]",
@@ -283,14 +284,14 @@ class KafkaWindowsMetricsTest {
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
     KafkaWindowsMetrics metrics = new KafkaWindowsMetrics(windows, GROUP, clock);
     metrics.bindTo(registry);
-    assertThat(registry.getMeters()).hasSize(28 + 6); // 28 instance meters, 6 per partition
+    assertThat(registry.getMeters()).hasSize(29 + 6); // 29 instance meters, 6 per partition
     windows.rebalanceListener().onPartitionsAssigned(List.of(P1));
     metrics.bindTo(registry); // already bound: only refreshes
-    assertThat(registry.getMeters()).hasSize(28 + 12);
+    assertThat(registry.getMeters()).hasSize(29 + 12);
     metrics.close();
     assertThat(registry.getMeters()).isEmpty();
     metrics.bindTo(registry);
-    assertThat(registry.getMeters()).hasSize(28 + 12);
+    assertThat(registry.getMeters()).hasSize(29 + 12);
     assertThat(metrics.partitionsWithMeters()).containsExactlyInAnyOrder(P0, P1);
   }
 
