@@ -15,6 +15,8 @@ import java.nio.file.Path;
  *                                                    mid-run (2 to 6; with --bootstrap-servers too)
  * ... -Dexec.args="--transactional"                  exactly-once rows to an output topic, through a
  *                                                    crash mid-transaction (with --bootstrap-servers)
+ * ... -Dexec.args="--reconcile"                      a source topic reconciled against its lagging,
+ *                                                    lossy replica (with --bootstrap-servers)
  * ... -Dexec.args="--export-csv feed.csv"            write the demo's feed as the replay tool's CSV
  *                                                    (docs/tuning.md), and run nothing else
  * </pre>
@@ -27,7 +29,8 @@ public final class Demo {
       "usage: Demo [--in-memory | --bootstrap-servers <host:port,...>] [--svg <file>]"
           + " | [--bootstrap-servers <host:port,...>] --instances <2-"
           + GroupDemo.PARTITIONS
-          + "> | [--bootstrap-servers <host:port,...>] --transactional | --export-csv <file>";
+          + "> | [--bootstrap-servers <host:port,...>] --transactional"
+          + " | [--bootstrap-servers <host:port,...>] --reconcile | --export-csv <file>";
 
   private Demo() {}
 
@@ -45,6 +48,7 @@ public final class Demo {
     int instances = 0;
     Path exportCsv = null;
     boolean transactional = false;
+    boolean reconcile = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--help", "-h" -> {
@@ -57,14 +61,29 @@ public final class Demo {
         case "--instances" -> instances = instances(value(args, ++i, "a number of instances"));
         case "--export-csv" -> exportCsv = Path.of(value(args, ++i, "a file"));
         case "--transactional" -> transactional = true;
+        case "--reconcile" -> reconcile = true;
         default -> usageError("unknown argument '" + args[i] + "'");
       }
     }
     if (exportCsv != null) {
-      if (inMemory || svg != null || instances > 0 || bootstrap != null || transactional) {
+      if (inMemory
+          || svg != null
+          || instances > 0
+          || bootstrap != null
+          || transactional
+          || reconcile) {
         usageError("--export-csv does not combine with other arguments");
       }
       FeedExport.write(exportCsv, System.out);
+      return;
+    }
+    if (reconcile) {
+      if (inMemory || svg != null || instances > 0 || transactional) {
+        usageError(
+            "--reconcile does not combine with --in-memory, --svg, --instances or"
+                + " --transactional");
+      }
+      ReconcileDemo.run(bootstrap, System.out);
       return;
     }
     if (transactional) {
