@@ -55,6 +55,7 @@ class StreamJoinModelTest {
         java.util.Arrays.fill(side, Long.MIN_VALUE);
       }
       long watermark = Long.MIN_VALUE;
+      long[] lateBySide = new long[2];
       List<Rec> onTime = new ArrayList<>();
       Map<String, Integer> emitted = new HashMap<>();
       Map<String, Integer> expectedUnmatched = new HashMap<>();
@@ -92,6 +93,7 @@ class StreamJoinModelTest {
           assertThat(joined).as("%s, step %d: on time", context, step).isEqualTo(!isLate);
           if (isLate) {
             late++;
+            lateBySide[side.ordinal()]++;
           } else {
             onTime.add(new Rec(side, source, time, key, value));
           }
@@ -157,6 +159,19 @@ class StreamJoinModelTest {
         assertThat(emitted).as("%s, after step %d", context, step).isEqualTo(expected);
       }
       assertThat(join.buffered(JoinSide.LEFT) + join.buffered(JoinSide.RIGHT)).isZero();
+      long pairRows = 0;
+      long unmatchedRows = 0;
+      for (Map.Entry<String, Integer> e : emitted.entrySet()) {
+        if (e.getKey().startsWith("PAIR")) {
+          pairRows += e.getValue();
+        } else {
+          unmatchedRows += e.getValue();
+        }
+      }
+      assertThat(join.pairs()).as("%s: pairs()", context).isEqualTo(pairRows);
+      assertThat(join.unmatched()).as("%s: unmatched()", context).isEqualTo(unmatchedRows);
+      assertThat(join.late(JoinSide.LEFT)).as("%s: late(LEFT)", context).isEqualTo(lateBySide[0]);
+      assertThat(join.late(JoinSide.RIGHT)).as("%s: late(RIGHT)", context).isEqualTo(lateBySide[1]);
     }
     System.out.printf("StreamJoinModelTest: %d rows, %d late records compared%n", rows, late);
     assertThat(rows).isGreaterThan(Trials.of(2_000) * 5L);

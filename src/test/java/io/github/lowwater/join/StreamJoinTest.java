@@ -257,6 +257,14 @@ class StreamJoinTest {
         .hasMessage("allowedLateness was already set to PT0S");
     assertThatThrownBy(() -> b.idleTimeout(Duration.ZERO))
         .hasMessage("idleTimeout must be > 0: PT0S");
+    b.idleTimeout(Duration.ofSeconds(1)).lateHandler((side, source, t, w, key, value) -> {});
+    assertThatThrownBy(() -> b.idleTimeout(Duration.ofSeconds(2)))
+        .hasMessage("idleTimeout was already set to PT1S");
+    assertThatThrownBy(() -> b.lateHandler((side, source, t, w, key, value) -> {}))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("lateHandler was already set to ");
+    assertThatThrownBy(() -> b.clock(new ManualClock()))
+        .hasMessageStartingWith("clock was already set to ");
     StreamJoin<String, String, String, String> join = b.build();
     assertThatThrownBy(() -> join.addLeft(null, 1, "k", "v")).hasMessage("source");
     assertThatThrownBy(() -> join.addRight(R, 1, null, "v")).hasMessage("key");
@@ -264,6 +272,66 @@ class StreamJoinTest {
     assertThat(join.buffered(JoinSide.RIGHT)).isZero();
     assertThat(join.watermark()).isEqualTo(WatermarkTracker.NO_WATERMARK);
     assertThat(join.toString()).contains("LEFT", "JoinInterval[-1 ms, 1 ms]");
+  }
+
+  @Test
+  void aSilentSourceGoesIdleAndALateRecordStillCountsAsActivityOfItsSource() {
+    ManualClock clock = new ManualClock();
+    StreamJoin<String, String, String, String> join =
+        StreamJoin.builder(
+                JoinInterval.within(ms(1)), (String k, String l, String r) -> l + "+" + r)
+            .type(JoinType.LEFT)
+            .allowedLateness(Duration.ZERO)
+            .idleTimeout(Duration.ofSeconds(10))
+            .clock(clock)
+            .build();
+    join.register(L);
+    join.register(R);
+    join.register("late-only");
+    join.addLeft(L, 100, "a", "l100");
+    join.addRight(R, 100, "b", "r100");
+    join.addRight("late-only", 50, "c", "r50");
+    join.addRight("late-only", 60, "c", "r60");
+    assertThat(join.watermark()).isEqualTo(60);
+    assertThat(join.addRight("late-only", 59, "c", "late")).isFalse();
+    clock.advance(Duration.ofSeconds(8));
+    join.addRight("late-only", 59, "c", "late again"); // late, and activity all the same
+    clock.advance(Duration.ofSeconds(8));
+    join.refresh(); // L and R have been silent 16 s: idle; late-only 8 s: it holds the watermark
+    assertThat(join.watermark()).isEqualTo(60);
+    assertThat(join.pollResults()).isEmpty();
+    clock.advance(Duration.ofSeconds(3));
+    join.refresh(); // every source idle now: the watermark stays where it was
+    assertThat(join.watermark()).isEqualTo(60);
+    join.addLeft(L, 200, "d", "l200"); // L active again, alone with late-only idle
+    assertThat(join.watermark()).isEqualTo(200);
+    assertThat(join.pollResults())
+        .extracting(JoinRow::value)
+        .containsExactly("l100+null"); // released once the watermark passed 101
+    assertThat(join.late(JoinSide.RIGHT)).isEqualTo(2);
+    assertThat(join.late(JoinSide.LEFT)).isZero();
+  }
+
+  @Test
+  void recordsWhoseWaitingEndsTogetherAreReleasedInArrivalOrderAndARemovedSourceNoLongerHolds() {
+    StreamJoin<String, String, String, String> join = join(between(0, 0), JoinType.OUTER);
+    assertThat(join.interval()).isEqualTo(between(0, 0));
+    assertThat(join.type()).isEqualTo(JoinType.OUTER);
+    join.addLeft(L, 10, "x", "first");
+    join.addLeft(L, 10, "y", "second");
+    join.addLeft(L, 10, "z", "third");
+    join.addRight(R, 5, "w", "right");
+    assertThat(join.pollResults()).isEmpty(); // R holds the watermark at 5
+    assertThat(join.remove(R)).isTrue();
+    assertThat(join.remove(R)).isFalse();
+    assertThat(join.watermark()).isEqualTo(10); // L's alone now
+    assertThat(join.pollResults()).extracting(JoinRow::value).containsExactly("null+right");
+    join.addLeft(L, 11, "q", "later");
+    assertThat(join.pollResults())
+        .extracting(JoinRow::value)
+        .containsExactly("first+null", "second+null", "third+null");
+    assertThat(join.unmatched()).isEqualTo(4);
+    assertThat(join.pairs()).isZero();
   }
 
   /**
