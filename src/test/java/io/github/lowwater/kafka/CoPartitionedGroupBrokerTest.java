@@ -171,6 +171,106 @@ class CoPartitionedGroupBrokerTest {
     }
   }
 
+  /**
+   * Rule 73 on the broker, with an assignor that splits every task on purpose (the source topic to
+   * one member, the target topic to the other, which a sticky or uniform assignor may do by
+   * chance): both members hold every partition they have, paused, read nothing, write no row and
+   * move no commit; once one member leaves, the other has every task whole, reads both topics from
+   * the beginning, and writes exactly the truth.
+   */
+  @org.junit.jupiter.api.Test
+  void tasksSplitByTheAssignorAreHeldUntilOneMemberHasThemWhole() {
+    String source = "split-source";
+    String target = "split-target";
+    String groupId = "split-group";
+    broker.createTopic(source, PARTITIONS);
+    broker.createTopic(target, PARTITIONS);
+    Map<String, Object> config =
+        GroupClients.consumer(broker.bootstrapServers(), groupId, GroupProtocol.CLASSIC);
+    config.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, TopicPerMember.class.getName());
+    Map<TopicPartition, Long> ends = new HashMap<>();
+    try (TestGroup<String, String, KafkaWindows<String, Sided<Long, Long>, Reconciled<Long, Long>>>
+        group =
+            new TestGroup<>(
+                config,
+                new StringDeserializer(),
+                new StringDeserializer(),
+                List.of(source, target),
+                consumer ->
+                    KafkaWindows.builder(
+                            WINDOW,
+                            Reconciliation.of(
+                                Aggregators.sumLong(), Aggregators.sumLong(), Long::equals))
+                        .allowedLateness(LATENESS)
+                        .resultScope(ResultScope.CO_PARTITIONED)
+                        .consumer(consumer)
+                        .build(),
+                KafkaWindows::rebalanceListener)) {
+      var a = group.join();
+      var b = group.join();
+      group.awaitStable(DEADLINE, (m, r) -> loop(m, r, source));
+      produce(source, target, 0, 120, ends); // once every task is split
+      for (int i = 0; i < 20; i++) { // a second of polls: nothing may be read
+        group.pollOnce((m, r) -> loop(m, r, source));
+      }
+      for (var m : List.of(a, b)) {
+        assertThat(m.consumer().assignment()).hasSize(PARTITIONS); // one whole topic each
+        assertThat(m.participant().heldPartitionCount()).as("%s holds", m).isEqualTo(PARTITIONS);
+        assertThat(m.consumer().paused()).isEqualTo(m.consumer().assignment());
+        assertThat(m.participant().stats().accepted()).as("%s read nothing", m).isZero();
+        assertThat(m.participant().committableOffsets()).isEmpty();
+      }
+      assertThat(rows).as("no row from one side alone").isEmpty();
+
+      group.leave(b);
+      group.awaitStable(DEADLINE, (m, r) -> loop(m, r, source));
+      assertThat(a.participant().heldPartitionCount()).isZero();
+      group.pollUntil(() -> drained(group, ends), DEADLINE, (m, r) -> loop(m, r, source));
+      a.participant().finishAll();
+      write(a.participant().pollFinalized());
+    }
+    assertThat(rewrites).isEmpty();
+    Map<String, Long> expectedKeys = new TreeMap<>();
+    truth.forEach((row, sums) -> expectedKeys.put(row, sums[1] + sums[3]));
+    Map<String, Long> actualKeys = new TreeMap<>();
+    rows.forEach((row, r) -> actualKeys.put(row, r.leftCount() + r.rightCount()));
+    assertThat(actualKeys).isEqualTo(expectedKeys);
+  }
+
+  /**
+   * A classic client-side assignor that gives each member whole topics, in turn: every task split
+   * across two members, deterministically.
+   */
+  public static final class TopicPerMember
+      implements org.apache.kafka.clients.consumer.ConsumerPartitionAssignor {
+    @Override
+    public GroupAssignment assign(
+        org.apache.kafka.common.Cluster metadata, GroupSubscription subscription) {
+      List<String> members = new ArrayList<>(subscription.groupSubscription().keySet());
+      java.util.Collections.sort(members);
+      java.util.TreeSet<String> topics = new java.util.TreeSet<>();
+      subscription.groupSubscription().values().forEach(s -> topics.addAll(s.topics()));
+      Map<String, List<TopicPartition>> assigned = new HashMap<>();
+      members.forEach(m -> assigned.put(m, new ArrayList<>()));
+      int i = 0;
+      for (String topic : topics) {
+        String member = members.get(i++ % members.size());
+        Integer count = metadata.partitionCountForTopic(topic);
+        for (int p = 0; p < (count == null ? 0 : count); p++) {
+          assigned.get(member).add(new TopicPartition(topic, p));
+        }
+      }
+      Map<String, Assignment> out = new HashMap<>();
+      assigned.forEach((m, tps) -> out.put(m, new Assignment(tps)));
+      return new GroupAssignment(out);
+    }
+
+    @Override
+    public String name() {
+      return "topic-per-member";
+    }
+  }
+
   /** One turn of the README's loop: hand the poll over, write, commit. */
   private void loop(
       TestGroup.Member<
