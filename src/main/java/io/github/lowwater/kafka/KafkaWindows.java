@@ -1666,22 +1666,20 @@ public final class KafkaWindows<K, V, R> {
     /** What {@code CO_PARTITIONED} does not support yet, refused with the reason. */
     private void checkCoPartitioned() {
       String what =
-          advance != null
-              ? "hopping windows"
-              : gap != null
-                  ? "session windows"
-                  : idleTimeoutConfigured()
-                      ? "idleTimeout (a member's silence is its quiet-period rule's, recorded for"
-                          + " its next owner)"
-                      : earlyResultsConfigured()
-                          ? "early results"
-                          : graceConfigured()
-                              ? "a grace period"
-                              : maxFutureSkewMillis >= 0 ? "maxFutureSkew" : null;
+          gap != null
+              ? "session windows"
+              : idleTimeoutConfigured()
+                  ? "idleTimeout (a member's silence is its quiet-period rule's, recorded for"
+                      + " its next owner)"
+                  : earlyResultsConfigured()
+                      ? "early results"
+                      : graceConfigured()
+                          ? "a grace period"
+                          : maxFutureSkewMillis >= 0 ? "maxFutureSkew" : null;
       if (what != null) {
         throw new IllegalStateException(
-            "resultScope(CO_PARTITIONED) is for tumbling windows without early results, a grace"
-                + " period or maxFutureSkew, for now: "
+            "resultScope(CO_PARTITIONED) is for tumbling and hopping windows without early"
+                + " results, a grace period or maxFutureSkew, for now: "
                 + what
                 + " would let a task's rows depend on how its partitions interleave (semantics"
                 + " rule 72)");

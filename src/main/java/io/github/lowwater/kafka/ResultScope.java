@@ -39,7 +39,7 @@ public enum ResultScope {
    * task's partition of the first subscribed topic in name order. The topics must have equal
    * partition counts and the same key partitioning; an instance that holds only some partitions of
    * a task (an assignor that does not co-partition) holds the task (semantics rule 73). Tumbling
-   * windows without early results, a grace period or the future guard, for now.
+   * and hopping windows without early results, a grace period or the future guard, for now.
    */
   CO_PARTITIONED
 }

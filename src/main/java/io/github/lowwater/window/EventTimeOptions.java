@@ -201,10 +201,11 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
    * interleaving of the same sources' events gives the same rows: what a consumer group needs when
    * one set of windows reads several partitions (two topics' partition {@code i} in {@code
    * KafkaWindows}' co-partitioned scope). A fast source's events become late as they would in
-   * windows of their own, however far the slow sources lag. Off by default. Tumbling windows
-   * without early results or a grace period only, for now: a hopping window or a session can take
-   * an event that its own source has passed while the shared watermark has not, and panes carry
-   * values as of the moment they fire; {@code build()} refuses the combination.
+   * windows of their own, however far the slow sources lag. Off by default. Tumbling and hopping
+   * windows (kept whole, so that an event stays out of the windows its own source has passed)
+   * without early results or a grace period, for now: a session can still merge with an event its
+   * own source has passed, and panes carry values as of the moment they fire; {@code build()}
+   * refuses the combination.
    *
    * @return this builder
    * @throws IllegalStateException if it was already set
@@ -233,7 +234,9 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
     }
     if (!supported) {
       throw new IllegalStateException(
-          "perSourceLateness is for tumbling windows, not " + kind + " (semantics rule 72)");
+          "perSourceLateness is for tumbling and hopping windows, not "
+              + kind
+              + " (semantics rule 72)");
     }
     if (paned()) {
       throw new IllegalStateException(

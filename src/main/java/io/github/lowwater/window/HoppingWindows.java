@@ -78,7 +78,9 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     super(builder);
     this.shape =
         new HoppingAssigner(builder.sizeMillis, builder.advanceMillis, builder.offsetMillis);
-    boolean paned = builder.paned();
+    // Judged per source (rule 72), an event must stay out of the windows its own source has
+    // passed while the shared watermark has not: only whole windows can keep it out of some.
+    boolean paned = builder.paned() || builder.perSourceLatenessSet();
     this.pool = new WindowQueue<>(keys, aggregator, longFold != null, paned, counters);
     this.whole =
         paned ? new PanedStore<>(keys, pool, counters, aggregator, earlyMillis, graceMillis) : null;
@@ -318,13 +320,14 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
      *     more than {@link #MAX_WINDOWS_PER_EVENT} windows ({@code ceil(size / advance)})
      */
     public <K, W extends V> HoppingWindows<K, W, R> build() {
-      checkPerSourceLateness("hopping windows", false);
+      checkPerSourceLateness("hopping windows", true);
       requireMerging("hopping windows");
       long windowsPerEvent =
           (sizeMillis + advanceMillis - 1) / advanceMillis; // no overflow: <= size
-      if (paned() && windowsPerEvent > MAX_WINDOWS_PER_EVENT) {
+      if ((paned() || perSourceLatenessSet()) && windowsPerEvent > MAX_WINDOWS_PER_EVENT) {
         throw new IllegalArgumentException(
-            "with early results or a grace period an event folds into each of its windows, at most "
+            "with early results, a grace period or perSourceLateness an event folds into each of its"
+                + " windows, at most "
                 + MAX_WINDOWS_PER_EVENT
                 + ": size / advance is "
                 + windowsPerEvent

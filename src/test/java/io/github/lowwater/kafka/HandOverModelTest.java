@@ -274,20 +274,28 @@ class HandOverModelTest {
    */
   @Test
   void coPartitionedTaskRowsAreThoseOfOneReadingAcrossManyOwnerChangesAndSplits() {
-    int traces = Trials.of(2_000);
+    coPartitioned(Trials.of(2_000), Kind.TUMBLING);
+  }
+
+  @Test
+  void coPartitionedHoppingTaskRowsAreThoseOfOneReadingAcrossManyOwnerChangesAndSplits() {
+    coPartitioned(Trials.of(1_000), Kind.HOPPING);
+  }
+
+  private void coPartitioned(int traces, Kind kind) {
     int exact = 0;
     int splits = 0;
     Coverage coverage = new Coverage(traces, false);
     for (long seed = FIRST_SEED; seed < FIRST_SEED + traces; seed++) {
-      Trace trace = new Trace(seed, ResultScope.CO_PARTITIONED, Kind.TUMBLING);
+      Trace trace = new Trace(seed, ResultScope.CO_PARTITIONED, kind);
       trace.run();
       exact += trace.intervened ? 0 : 1;
       splits += trace.splits;
       coverage.add(trace);
     }
     System.out.printf(
-        "HandOverModelTest co-partitioned: %d traces checked row by row, %d task splits%n",
-        exact, splits);
+        "HandOverModelTest co-partitioned %s: %d traces checked row by row, %d task splits%n",
+        kind, exact, splits);
     assertThat(exact).as("traces in which no wall-clock rule intervened").isGreaterThan(traces / 3);
     assertThat(splits).as("tasks split across owners").isGreaterThan(traces / 4);
     assertThat(coverage.failedWrites).as("failed writes and rewinds").isGreaterThan(traces / 4);

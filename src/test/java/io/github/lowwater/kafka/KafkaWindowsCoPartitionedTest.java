@@ -210,11 +210,10 @@ class KafkaWindowsCoPartitionedTest {
   void theBuilderRefusesWhatATaskCannotKeepExactYet() {
     MockConsumer<String, String> consumer = consumer(1, 1);
     String prefix =
-        "resultScope(CO_PARTITIONED) is for tumbling windows without early results, a grace"
-            + " period or maxFutureSkew, for now: ";
+        "resultScope(CO_PARTITIONED) is for tumbling and hopping windows without early"
+            + " results, a grace period or maxFutureSkew, for now: ";
     List<Consumer<KafkaWindows.Builder<Sided<Long, Long>, Reconciled<Long, Long>>>> options =
         List.of(
-            b -> b.hopping(Duration.ofMinutes(1)),
             b -> b.earlyResults(Duration.ofMinutes(1)),
             b -> b.grace(Duration.ofMinutes(1)),
             b -> b.maxFutureSkew(Duration.ofMinutes(1)),
@@ -228,7 +227,14 @@ class KafkaWindowsCoPartitionedTest {
           .hasMessageStartingWith(prefix)
           .satisfies(e -> refused.add(e.getMessage().substring(prefix.length()).split(" ")[0]));
     }
-    assertThat(refused).containsExactly("hopping", "early", "a", "maxFutureSkew", "idleTimeout");
+    assertThat(refused).containsExactly("early", "a", "maxFutureSkew", "idleTimeout");
+    var sessions =
+        KafkaWindows.sessions(
+                Duration.ofMinutes(1),
+                Reconciliation.of(Aggregators.sumLong(), Aggregators.sumLong(), Long::equals))
+            .resultScope(ResultScope.CO_PARTITIONED)
+            .consumer(consumer);
+    assertThatThrownBy(sessions::build).hasMessageStartingWith(prefix + "session windows");
   }
 
   @Test
