@@ -5,6 +5,7 @@ import io.github.lowwater.kafka.ResultScope;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.consumer.RangeAssignor;
 import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.KafkaMessageListenerContainer;
 
@@ -30,6 +31,56 @@ final class ContainerChecks {
           ": each consumer would merge only its own partitions, and MERGED is exact only for one"
               + " consumer that owns every partition. Use concurrency 1, or PER_PARTITION");
     }
+    if (probe.resultScope() == ResultScope.CO_PARTITIONED) {
+      checkCoPartitioningAssignor(spec.name(), consumer);
+    }
+  }
+
+  /**
+   * {@code CO_PARTITIONED} needs an assignor that keeps partition {@code i} of every topic on one
+   * consumer (docs/kafka.md, "Two topics in one event time"): with another, its tasks would be held
+   * (paused) rather than computed, which no one wants to find out in production. The classic
+   * protocol's default list starts with the range assignor, which the group then uses.
+   */
+  static void checkCoPartitioningAssignor(String name, Map<?, ?> consumer) {
+    Object configured = consumer.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG);
+    String protocol = configured == null ? "classic" : String.valueOf(configured);
+    if ("consumer".equalsIgnoreCase(protocol)) {
+      Object assignor = consumer.get(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG);
+      if (!"range".equals(assignor == null ? null : String.valueOf(assignor))) {
+        throw new UnsafeContainerException(
+            name,
+            "group.remote.assignor=" + assignor,
+            "with resultScope(CO_PARTITIONED) and group.protocol=consumer: only the range"
+                + " assignor keeps partition i of every topic on one consumer; set"
+                + " spring.kafka.consumer.properties[group.remote.assignor]=range");
+      }
+      return;
+    }
+    Object strategy = consumer.get(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG);
+    String first = firstAssignor(strategy);
+    if (first != null && !first.equals(RangeAssignor.class.getName())) {
+      throw new UnsafeContainerException(
+          name,
+          "partition.assignment.strategy=" + strategy,
+          "with resultScope(CO_PARTITIONED): only the range assignor keeps partition i of every"
+              + " topic on one consumer; set spring.kafka.consumer.properties"
+              + "[partition.assignment.strategy]=org.apache.kafka.clients.consumer.RangeAssignor");
+    }
+  }
+
+  /** The first assignor of a strategy given as a class, a name, or a list of either; null: none. */
+  private static String firstAssignor(Object strategy) {
+    Object first = strategy;
+    if (strategy instanceof java.util.List<?> list) {
+      first = list.isEmpty() ? null : list.get(0);
+    } else if (strategy instanceof String text) {
+      first = text.isBlank() ? null : text.split(",")[0].trim();
+    }
+    if (first instanceof Class<?> type) {
+      return type.getName();
+    }
+    return first == null ? null : String.valueOf(first);
   }
 
   /**
