@@ -117,13 +117,15 @@ public final class StreamJoin<K, L, R, O> {
    * unmatched row of an earlier record that this call released, this record has been added, and the
    * row stays due: the next call that reaches the release emits it.
    *
-   * @param source the record's source, for example its Kafka {@code TopicPartition}
+   * @param source the record's source, for example its Kafka {@code TopicPartition}, or its handle
+   *     from {@link #source(Object)}
    * @param timeMillis the record's event time in epoch milliseconds; any {@code long}
    * @param key the key
    * @param value the value
    * @return {@code true} if the record was joined, {@code false} if it was late
    * @throws NullPointerException if {@code source}, {@code key} or {@code value} is null; nothing
    *     changes
+   * @throws IllegalArgumentException if {@code source} is a handle of another join; nothing changes
    */
   public boolean addLeft(Object source, long timeMillis, K key, L value) {
     return add(JoinSide.LEFT, source, timeMillis, key, value, left, right);
@@ -132,13 +134,14 @@ public final class StreamJoin<K, L, R, O> {
   /**
    * Adds a right record; see {@link #addLeft}, with the sides swapped.
    *
-   * @param source the record's source
+   * @param source the record's source, or its handle from {@link #source(Object)}
    * @param timeMillis the record's event time in epoch milliseconds; any {@code long}
    * @param key the key
    * @param value the value
    * @return {@code true} if the record was joined, {@code false} if it was late
    * @throws NullPointerException if {@code source}, {@code key} or {@code value} is null; nothing
    *     changes
+   * @throws IllegalArgumentException if {@code source} is a handle of another join; nothing changes
    */
   public boolean addRight(Object source, long timeMillis, K key, R value) {
     return add(JoinSide.RIGHT, source, timeMillis, key, value, right, left);
@@ -155,14 +158,22 @@ public final class StreamJoin<K, L, R, O> {
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    long watermark = judgedAgainst(source);
+    WatermarkTracker.Source handle = null;
+    if (source instanceof WatermarkTracker.Source h) {
+      if (!h.belongsTo(tracker)) {
+        throw new IllegalArgumentException("source handle belongs to another join: " + h.key());
+      }
+      handle = h;
+      source = h.key(); // what the late handler sees
+    }
+    long watermark = judgedAgainst(handle != null ? handle : source);
     if (timeMillis < watermark || watermark == Long.MAX_VALUE) {
       if (side == JoinSide.LEFT) {
         lateLeft++;
       } else {
         lateRight++;
       }
-      tracker.observe(source, timeMillis);
+      observe(handle, source, timeMillis);
       if (lateHandler != null) {
         lateHandler.onLateRecord(side, source, timeMillis, watermark, key, value);
       }
@@ -191,9 +202,32 @@ public final class StreamJoin<K, L, R, O> {
     }
     pairs += rows.size() - before;
     own.add(key, timeMillis, value, interval.closeMillis(side, timeMillis)).matched = matched;
-    tracker.observe(source, timeMillis);
+    observe(handle, source, timeMillis);
     release();
     return true;
+  }
+
+  /** Observes through the handle when there is one: no hash lookup of the source. */
+  private void observe(WatermarkTracker.Source handle, Object source, long timeMillis) {
+    if (handle != null) {
+      tracker.observe(handle, timeMillis);
+    } else {
+      tracker.observe(source, timeMillis);
+    }
+  }
+
+  /**
+   * Returns the handle of a source, registering it if it is unknown (so that it holds the watermark
+   * from now on). Pass it to {@link #addLeft} and {@link #addRight} in place of the source to skip
+   * the source's hash lookups per record (two of the four a record costs); the late handler still
+   * sees the source itself.
+   *
+   * @param source the source
+   * @return its handle in this join
+   * @throws NullPointerException if {@code source} is null
+   */
+  public WatermarkTracker.Source source(Object source) {
+    return tracker.source(source);
   }
 
   /**

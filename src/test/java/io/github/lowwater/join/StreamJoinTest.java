@@ -238,6 +238,29 @@ class StreamJoinTest {
   }
 
   @Test
+  void aSourcesHandleJoinsAsItsSourceAndTheLateHandlerSeesTheSource() {
+    List<Object> lateSources = new ArrayList<>();
+    StreamJoin<String, String, String, String> join =
+        builder(JoinInterval.within(ms(5)))
+            .lateHandler((side, source, t, w, key, value) -> lateSources.add(source))
+            .build();
+    WatermarkTracker.Source left = join.source(L);
+    WatermarkTracker.Source right = join.source(R);
+    join.addLeft(left, 10, "k", "l");
+    join.addRight(right, 12, "k", "r");
+    join.addLeft(L, 11, "k", "l2"); // the key and its handle are one source
+    assertThat(join.pollResults()).extracting(JoinRow::value).containsExactly("l+r", "l2+r");
+    assertThat(join.watermark()).isEqualTo(11);
+    assertThat(join.addLeft(left, 3, "k", "late")).isFalse();
+    assertThat(lateSources).containsExactly(L);
+    StreamJoin<String, String, String, String> other = builder(JoinInterval.within(ms(5))).build();
+    assertThatThrownBy(() -> other.addLeft(left, 20, "k", "v"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("source handle belongs to another join: " + L);
+    assertThat(other.watermark()).isEqualTo(WatermarkTracker.NO_WATERMARK);
+  }
+
+  @Test
   void badInputIsRefusedWithItsNameAndValueAndChangesNothing() {
     assertThatThrownBy(() -> JoinInterval.between(ms(3), ms(2)))
         .isInstanceOf(IllegalArgumentException.class)
