@@ -77,6 +77,10 @@ public final class StreamJoin<K, L, R, O> {
   private final JoinBuffer<K, L> left = new JoinBuffer<>();
   private final JoinBuffer<K, R> right = new JoinBuffer<>();
   private List<JoinRow<K, O>> rows = new ArrayList<>();
+
+  /** The partners the record being added paired with; empty between calls. */
+  private final List<JoinBuffer.Entry<?, ?>> paired = new ArrayList<>();
+
   private long lateLeft;
   private long lateRight;
   private long pairs;
@@ -180,26 +184,24 @@ public final class StreamJoin<K, L, R, O> {
       release();
       return false;
     }
-    List<JoinBuffer.Entry<K, U>> partners = other.of(key);
     int before = rows.size();
     try {
-      for (JoinBuffer.Entry<K, U> p : partners) {
+      for (JoinBuffer.Entry<K, U> p : other.of(key)) {
         if (pairs(side, timeMillis, p.timeMillis)) {
           rows.add(pairRow(side, key, timeMillis, value, p));
+          paired.add(p);
         }
       }
     } catch (RuntimeException | Error e) {
       rows.subList(before, rows.size()).clear();
+      paired.clear();
       throw e;
     }
-    boolean matched = rows.size() > before;
-    if (matched) {
-      for (JoinBuffer.Entry<K, U> p : partners) {
-        if (pairs(side, timeMillis, p.timeMillis)) {
-          p.matched = true;
-        }
-      }
+    boolean matched = !paired.isEmpty();
+    for (JoinBuffer.Entry<?, ?> p : paired) {
+      p.matched = true; // only once every row is computed: a throwing joiner changes nothing
     }
+    paired.clear();
     pairs += rows.size() - before;
     own.add(key, timeMillis, value, interval.closeMillis(side, timeMillis)).matched = matched;
     observe(handle, source, timeMillis);

@@ -15,7 +15,7 @@ import org.apache.kafka.common.TopicPartition;
  * @param <V> the value type
  * @param <R> the result type
  */
-final class CoPartitionedTask<K, V, R> {
+final class CoPartitionedTask<K, V, R> implements ResultDrain.Unit<K, V, R> {
 
   /** The partition number every member shares. */
   final int partition;
@@ -43,7 +43,8 @@ final class CoPartitionedTask<K, V, R> {
    * Rows of windows starting before it may lack records (semantics rule 64): the largest bound of
    * its members, since each row holds every member's records.
    */
-  long incompleteBeforeMillis() {
+  @Override
+  public long incompleteBeforeMillis() {
     long before = Checkpoint.COMPLETE;
     for (PartitionState<K, V, R> m : members) {
       before = Math.max(before, m.incompleteBeforeMillis());
@@ -52,10 +53,21 @@ final class CoPartitionedTask<K, V, R> {
   }
 
   /** Notes that every member's finalized windows were returned. */
-  void returned() {
+  @Override
+  public void returned() {
     for (PartitionState<K, V, R> m : members) {
       m.returned();
     }
+  }
+
+  @Override
+  public EventTimeWindows<K, V, R> unitWindows() {
+    return windows;
+  }
+
+  @Override
+  public TopicPartition rowSource() {
+    return rowSource;
   }
 
   @Override

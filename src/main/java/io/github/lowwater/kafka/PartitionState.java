@@ -19,7 +19,7 @@ import org.apache.kafka.common.TopicPartition;
  * @param <V> the value type
  * @param <R> the result type
  */
-final class PartitionState<K, V, R> {
+final class PartitionState<K, V, R> implements ResultDrain.Unit<K, V, R> {
 
   final TopicPartition partition;
   final EventTimeWindows<K, V, R> windows;
@@ -151,6 +151,16 @@ final class PartitionState<K, V, R> {
     this.quiet = quiet;
   }
 
+  @Override
+  public EventTimeWindows<K, V, R> unitWindows() {
+    return windows;
+  }
+
+  @Override
+  public TopicPartition rowSource() {
+    return partition;
+  }
+
   /** Whether the windows are session windows. */
   boolean sessions() {
     return sessions != null;
@@ -185,7 +195,8 @@ final class PartitionState<K, V, R> {
    * read since the last time to pay for the walk over the pending sessions (amortized O(1) per
    * record): a release that comes later only makes the commit more cautious.
    */
-  void returned() {
+  @Override
+  public void returned() {
     returnedThroughMillis = retiredThrough(windows.watermark(), windows.graceMillis());
     if (sessions != null && ledger.size() > 0 && readSinceRelease >= sessions.pendingSessions()) {
       readSinceRelease = 0;
@@ -289,7 +300,8 @@ final class PartitionState<K, V, R> {
    * Rows of windows starting before it may lack records: {@link Checkpoint#COMPLETE} when every row
    * is complete, {@code Long.MAX_VALUE} while the bound is pending. Polling thread.
    */
-  long incompleteBeforeMillis() {
+  @Override
+  public long incompleteBeforeMillis() {
     return incompletePending ? Long.MAX_VALUE : incompleteBeforeMillis;
   }
 

@@ -1,11 +1,16 @@
 package io.github.lowwater.kafka;
 
+import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.window.EventTimeWindows;
 import io.github.lowwater.window.WindowStats;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -26,13 +31,50 @@ final class PartitionTable<K, V, R> {
   private static final EventTimeWindows<?, ?, ?>[] NO_WINDOWS = new EventTimeWindows<?, ?, ?>[0];
 
   /**
-   * What another thread reads: the assigned partitions' windows (in {@code MERGED} the same shared
-   * windows once per partition), the counters of partitions no longer assigned, and the partitions.
+   * What another thread reads: the assigned partitions' windows, each set once (several partitions
+   * share one in {@code MERGED} and in a {@code CO_PARTITIONED} task), the counters of partitions
+   * no longer assigned, and the partitions; and the instance's readings over them.
    */
   record View(
       EventTimeWindows<?, ?, ?>[] windows,
       WindowStats retired,
-      Map<TopicPartition, PartitionState<?, ?, ?>> partitions) {}
+      Map<TopicPartition, PartitionState<?, ?, ?>> partitions) {
+
+    /** The minimum of the windows' watermarks; none while one has none, or there are none. */
+    long minWatermark() {
+      if (windows.length == 0) {
+        return WatermarkTracker.NO_WATERMARK;
+      }
+      long min = Long.MAX_VALUE;
+      for (EventTimeWindows<?, ?, ?> w : windows) {
+        min = Math.min(min, w.watermark());
+      }
+      return min;
+    }
+
+    /** The counters of the windows and of the retired partitions, at the minimum watermark. */
+    WindowStats stats() {
+      StatsTotal total = new StatsTotal().add(retired);
+      long openWindows = 0;
+      long openEntries = 0;
+      for (EventTimeWindows<?, ?, ?> w : windows) {
+        WindowStats s = w.stats();
+        openWindows += s.openWindows();
+        openEntries += s.openEntries();
+        total.add(s);
+      }
+      return total.snapshot(openWindows, openEntries, minWatermark());
+    }
+
+    /** The active sources of the windows: one per active partition. */
+    int activeSources() {
+      int active = 0;
+      for (EventTimeWindows<?, ?, ?> w : windows) {
+        active += w.activeSources();
+      }
+      return active;
+    }
+  }
 
   private final Map<TopicPartition, PartitionState<K, V, R>> assigned = new LinkedHashMap<>();
 
@@ -82,11 +124,14 @@ final class PartitionTable<K, V, R> {
    * the partitions just removed) to those already retired.
    */
   void publish(WindowStats retiring) {
-    EventTimeWindows<?, ?, ?>[] windows = new EventTimeWindows<?, ?, ?>[assigned.size()];
-    int i = 0;
+    Set<EventTimeWindows<?, ?, ?>> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
+    List<EventTimeWindows<?, ?, ?>> order = new ArrayList<>(assigned.size());
     for (PartitionState<K, V, R> p : assigned.values()) {
-      windows[i++] = p.windows;
+      if (distinct.add(p.windows)) {
+        order.add(p.windows);
+      }
     }
+    EventTimeWindows<?, ?, ?>[] windows = order.toArray(new EventTimeWindows<?, ?, ?>[0]);
     Map<TopicPartition, PartitionState<?, ?, ?>> partitions = new LinkedHashMap<>(assigned);
     view = // one volatile write: readers see the partitions and the counters together
         new View(windows, sum(view.retired(), retiring), Collections.unmodifiableMap(partitions));

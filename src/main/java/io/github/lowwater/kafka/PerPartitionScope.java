@@ -144,40 +144,19 @@ final class PerPartitionScope<K, V, R> extends WindowScope<K, V, R> {
         "windows() is for resultScope(MERGED): in PER_PARTITION each partition has its own");
   }
 
-  /** The minimum of the partitions' watermarks; none while one has none, or none is assigned. */
+  /** The minimum of the windows' watermarks; none while one has none, or none is assigned. */
   @Override
   long watermark(PartitionTable.View view) {
-    EventTimeWindows<?, ?, ?>[] all = view.windows();
-    if (all.length == 0) {
-      return WatermarkTracker.NO_WATERMARK;
-    }
-    long min = Long.MAX_VALUE;
-    for (EventTimeWindows<?, ?, ?> w : all) {
-      min = Math.min(min, w.watermark());
-    }
-    return min;
+    return view.minWatermark();
   }
 
   @Override
   WindowStats stats(PartitionTable.View view) {
-    StatsTotal total = new StatsTotal().add(view.retired());
-    long openWindows = 0;
-    long openEntries = 0;
-    for (EventTimeWindows<?, ?, ?> w : view.windows()) {
-      WindowStats s = w.stats();
-      openWindows += s.openWindows();
-      openEntries += s.openEntries();
-      total.add(s);
-    }
-    return total.snapshot(openWindows, openEntries, watermark(view));
+    return view.stats();
   }
 
   @Override
   int activePartitionCount(PartitionTable.View view) {
-    int active = 0;
-    for (EventTimeWindows<?, ?, ?> w : view.windows()) {
-      active += w.activeSources(); // one source per partition's windows: 0 or 1
-    }
-    return active;
+    return view.activeSources(); // one source per partition
   }
 }

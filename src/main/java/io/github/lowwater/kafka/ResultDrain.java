@@ -1,5 +1,6 @@
 package io.github.lowwater.kafka;
 
+import io.github.lowwater.window.EventTimeWindows;
 import io.github.lowwater.window.WindowResult;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -7,17 +8,40 @@ import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Takes the finalized results out of the partitions' own windows ({@link PerPartitionScope}), as a
- * list or through a visitor, and marks what counts as returned, which is what the committed offsets
- * may move past: a partition's windows only once all its results were computed (a list) or visited
- * (a visitor). Results taken from some partitions by a list that then threw are kept and handed out
- * first by the next call. Not thread-safe: the polling thread.
+ * Takes the finalized results out of windows that each belong to one {@link Unit} (a partition's
+ * own in {@link PerPartitionScope}, a task's in {@link TaskScope}), as a list or through a visitor,
+ * and marks what counts as returned, which is what the committed offsets may move past: a unit's
+ * windows only once all its results were computed (a list) or visited (a visitor). Results taken
+ * from some units by a list that then threw are kept and handed out first by the next call. Not
+ * thread-safe: the polling thread.
  *
  * @param <K> the window key type
  * @param <V> the value type
  * @param <R> the result type
  */
 final class ResultDrain<K, V, R> {
+
+  /**
+   * What owns one set of windows whose rows carry one partition: a {@link PartitionState} in {@code
+   * PER_PARTITION}, a {@link CoPartitionedTask} in {@code CO_PARTITIONED}.
+   *
+   * @param <K> the window key type
+   * @param <V> the value type
+   * @param <R> the result type
+   */
+  interface Unit<K, V, R> {
+    /** Its windows. */
+    EventTimeWindows<K, V, R> unitWindows();
+
+    /** The partition its rows carry as their source. */
+    TopicPartition rowSource();
+
+    /** Its rows of windows starting before it are incomplete (semantics rule 64). */
+    long incompleteBeforeMillis();
+
+    /** Notes that its finalized windows were returned. */
+    void returned();
+  }
 
   /**
    * Results taken from some partitions' windows by a {@link #take} that then threw (an aggregator's
@@ -32,13 +56,13 @@ final class ResultDrain<K, V, R> {
   private volatile long incompleteRows;
 
   /**
-   * {@link KafkaWindows#pollFinalized()}: the results of every partition, those left by a call that
-   * threw first; the partitions count as returned only once every result is computed.
+   * {@link KafkaWindows#pollFinalized()}: the results of every unit, those left by a call that
+   * threw first; the units count as returned only once every result is computed.
    */
-  List<WindowResult<K, R>> take(Collection<PartitionState<K, V, R>> partitions) {
-    for (PartitionState<K, V, R> p : partitions) {
+  List<WindowResult<K, R>> take(Collection<? extends Unit<K, V, R>> units) {
+    for (Unit<K, V, R> p : units) {
       List<WindowResult<K, R>> own =
-          p.windows.pollFinalized(); // may throw: see KafkaWindows.pollFinalized
+          p.unitWindows().pollFinalized(); // may throw: see KafkaWindows.pollFinalized
       if (own.isEmpty()) {
         continue;
       }
@@ -47,11 +71,11 @@ final class ResultDrain<K, V, R> {
       }
       long incompleteBefore = p.incompleteBeforeMillis();
       for (WindowResult<K, R> r : own) {
-        WindowResult<K, R> row = r.withSource(p.partition);
+        WindowResult<K, R> row = r.withSource(p.rowSource());
         unreturned.add(row.start() < incompleteBefore ? row.incomplete() : row);
       }
     }
-    for (PartitionState<K, V, R> p : partitions) {
+    for (Unit<K, V, R> p : units) {
       p.returned(); // only now are they returned
     }
     List<WindowResult<K, R>> results = unreturned;
@@ -65,10 +89,10 @@ final class ResultDrain<K, V, R> {
 
   /**
    * {@link KafkaWindows#drainFinalized}: the results left by a {@code take} that threw, then each
-   * partition's, through the visitor; a partition counts as returned once its results are visited.
+   * unit's, through the visitor; a unit counts as returned once its results are visited.
    */
   int drain(
-      Collection<PartitionState<K, V, R>> partitions,
+      Collection<? extends Unit<K, V, R>> units,
       PartitionResultVisitor<? super K, ? super R> visitor) {
     forward.target = visitor;
     try {
@@ -92,10 +116,10 @@ final class ResultDrain<K, V, R> {
         countIncomplete(unreturned);
         unreturned = null;
       }
-      for (PartitionState<K, V, R> p : partitions) {
-        forward.partition = p.partition;
+      for (Unit<K, V, R> p : units) {
+        forward.partition = p.rowSource();
         forward.incompleteBefore = p.incompleteBeforeMillis();
-        count += p.windows.drainFinalized(forward); // may throw: see KafkaWindows.drainFinalized
+        count += p.unitWindows().drainFinalized(forward); // may throw: see drainFinalized
         p.returned();
       }
       return count;
@@ -122,7 +146,7 @@ final class ResultDrain<K, V, R> {
     return incompleteRows;
   }
 
-  /** Drops the results of a revoked partition kept by a {@link #take} that threw. */
+  /** Drops the results of a revoked unit, by its row source, kept by a {@link #take} that threw. */
   void dropUnreturned(TopicPartition tp) {
     if (unreturned != null) {
       unreturned.removeIf(r -> tp.equals(r.source()));

@@ -109,6 +109,7 @@ final class TaskHolds<K, V, R> {
     ready.keySet().forEach(waiting::remove);
     List<TopicPartition> pause = new ArrayList<>(waiting.keySet());
     List<TopicPartition> resume = new ArrayList<>();
+    String firstTopic = topics.isEmpty() ? null : new TreeSet<>(topics).first();
     for (CoPartitionedTask<K, V, R> task : tasks) {
       boolean isWhole = whole(task.partition, topics, owned) && !anyReady(task, ready);
       task.held = !isWhole;
@@ -116,7 +117,7 @@ final class TaskHolds<K, V, R> {
         (isWhole ? resume : pause).add(m.partition);
       }
       if (isWhole) {
-        task.rowSource = new TopicPartition(new TreeSet<>(topics).first(), task.partition);
+        task.rowSource = new TopicPartition(firstTopic, task.partition);
       } else if (!whole(task.partition, topics, owned)) {
         warnOnce(task, topics, owned);
       }

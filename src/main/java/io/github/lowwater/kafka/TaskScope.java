@@ -8,9 +8,7 @@ import io.github.lowwater.window.WindowResult;
 import io.github.lowwater.window.WindowStats;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,12 +44,8 @@ final class TaskScope<K, V, R> extends WindowScope<K, V, R> {
   /** Members of tasks torn down by a sibling's revocation: to be dropped and read again. */
   private final List<TopicPartition> orphans = new ArrayList<>();
 
-  /** Rows taken from some tasks by a {@link #take} that then threw; the next call returns them. */
-  private List<WindowResult<K, R>> unreturned;
-
-  private final PartitionForward<K, R> forward = new PartitionForward<>();
-
-  private volatile long incompleteRows;
+  /** Takes each task's rows out, with the task's partition of the first topic as their source. */
+  private final ResultDrain<K, V, R> drain = new ResultDrain<>();
 
   final TaskHolds<K, V, R> holds;
 
@@ -128,7 +122,7 @@ final class TaskScope<K, V, R> extends WindowScope<K, V, R> {
     task.members.remove(p);
     tasks.remove(
         task.partition); // its windows hold the sibling's records too: rebuilt from commits
-    dropUnreturned(task.rowSource);
+    drain.dropUnreturned(task.rowSource);
     for (PartitionState<K, V, R> m : task.members) {
       byPartition.remove(m.partition);
       orphans.add(m.partition);
@@ -229,82 +223,14 @@ final class TaskScope<K, V, R> extends WindowScope<K, V, R> {
 
   @Override
   List<WindowResult<K, R>> take(Collection<PartitionState<K, V, R>> partitions) {
-    for (CoPartitionedTask<K, V, R> task : tasks.values()) {
-      List<WindowResult<K, R>> own = task.windows.pollFinalized(); // may throw
-      if (own.isEmpty()) {
-        continue;
-      }
-      if (unreturned == null) {
-        unreturned = new ArrayList<>(own.size());
-      }
-      long incompleteBefore = task.incompleteBeforeMillis();
-      for (WindowResult<K, R> r : own) {
-        WindowResult<K, R> row = r.withSource(task.rowSource);
-        unreturned.add(row.start() < incompleteBefore ? row.incomplete() : row);
-      }
-    }
-    for (CoPartitionedTask<K, V, R> task : tasks.values()) {
-      task.returned();
-    }
-    List<WindowResult<K, R>> results = unreturned;
-    unreturned = null;
-    if (results == null) {
-      return List.of();
-    }
-    long n = 0;
-    for (WindowResult<K, R> r : results) {
-      if (!r.isComplete()) {
-        n++;
-      }
-    }
-    incompleteRows += n;
-    return results;
+    return drain.take(tasks.values());
   }
 
   @Override
   int drain(
       Collection<PartitionState<K, V, R>> partitions,
       PartitionResultVisitor<? super K, ? super R> visitor) {
-    forward.target = visitor;
-    try {
-      int count = 0;
-      if (unreturned != null) {
-        for (WindowResult<K, R> r : unreturned) {
-          visitor.visitPane(
-              (TopicPartition) r.source(),
-              r.start(),
-              r.end(),
-              r.key(),
-              r.value(),
-              r.timing(),
-              r.index(),
-              r.isFinal());
-          if (!r.isComplete()) {
-            incompleteRows++;
-          }
-        }
-        count += unreturned.size();
-        unreturned = null;
-      }
-      for (CoPartitionedTask<K, V, R> task : tasks.values()) {
-        forward.partition = task.rowSource;
-        forward.incompleteBefore = task.incompleteBeforeMillis();
-        count += task.windows.drainFinalized(forward); // may throw
-        task.returned();
-      }
-      return count;
-    } finally {
-      forward.target = null;
-      forward.partition = null;
-      incompleteRows += forward.incompleteRows;
-      forward.incompleteRows = 0;
-    }
-  }
-
-  private void dropUnreturned(TopicPartition rowSource) {
-    if (unreturned != null) {
-      unreturned.removeIf(r -> rowSource.equals(r.source()));
-    }
+    return drain.drain(tasks.values(), visitor);
   }
 
   @Override
@@ -314,13 +240,12 @@ final class TaskScope<K, V, R> extends WindowScope<K, V, R> {
       throw new IllegalArgumentException(
           "partition is not assigned to these windows, so no row of it is being handed out: " + tp);
     }
-    long before = forward.target != null ? forward.incompleteBefore : task.incompleteBeforeMillis();
-    return startMillis >= before;
+    return startMillis >= task.incompleteBeforeMillis();
   }
 
   @Override
   long incompleteRows() {
-    return incompleteRows;
+    return drain.incompleteRows();
   }
 
   @Override
@@ -336,47 +261,19 @@ final class TaskScope<K, V, R> extends WindowScope<K, V, R> {
         "windows() is for resultScope(MERGED): in CO_PARTITIONED each task has its own");
   }
 
-  /** The minimum of the tasks' watermarks; none while one has none, or none is assigned. */
+  /** The minimum of the windows' watermarks; none while one has none, or none is assigned. */
   @Override
   long watermark(PartitionTable.View view) {
-    EventTimeWindows<?, ?, ?>[] all = view.windows();
-    if (all.length == 0) {
-      return WatermarkTracker.NO_WATERMARK;
-    }
-    long min = Long.MAX_VALUE;
-    for (EventTimeWindows<?, ?, ?> w : all) {
-      min = Math.min(min, w.watermark());
-    }
-    return min;
+    return view.minWatermark();
   }
 
   @Override
   WindowStats stats(PartitionTable.View view) {
-    StatsTotal total = new StatsTotal().add(view.retired());
-    long openWindows = 0;
-    long openEntries = 0;
-    for (EventTimeWindows<?, ?, ?> w : distinct(view.windows())) {
-      WindowStats s = w.stats();
-      openWindows += s.openWindows();
-      openEntries += s.openEntries();
-      total.add(s);
-    }
-    return total.snapshot(openWindows, openEntries, watermark(view));
+    return view.stats();
   }
 
   @Override
   int activePartitionCount(PartitionTable.View view) {
-    int active = 0;
-    for (EventTimeWindows<?, ?, ?> w : distinct(view.windows())) {
-      active += w.activeSources(); // one source per member partition
-    }
-    return active;
-  }
-
-  /** Each task's windows once: the view lists them once per member. */
-  private static Set<EventTimeWindows<?, ?, ?>> distinct(EventTimeWindows<?, ?, ?>[] all) {
-    Set<EventTimeWindows<?, ?, ?>> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-    Collections.addAll(seen, all);
-    return seen;
+    return view.activeSources(); // one source per partition
   }
 }

@@ -88,22 +88,7 @@ class CoPartitionedGroupBrokerTest {
     }
     Map<TopicPartition, Long> ends = new HashMap<>();
     try (TestGroup<String, String, KafkaWindows<String, Sided<Long, Long>, Reconciled<Long, Long>>>
-        group =
-            new TestGroup<>(
-                config,
-                new StringDeserializer(),
-                new StringDeserializer(),
-                List.of(source, target),
-                consumer ->
-                    KafkaWindows.builder(
-                            WINDOW,
-                            Reconciliation.of(
-                                Aggregators.sumLong(), Aggregators.sumLong(), Long::equals))
-                        .allowedLateness(LATENESS)
-                        .resultScope(ResultScope.CO_PARTITIONED)
-                        .consumer(consumer)
-                        .build(),
-                KafkaWindows::rebalanceListener)) {
+        group = reconcilingGroup(config, source, target)) {
       var a = group.join();
       var b = group.join();
       produce(source, target, 0, 200, ends);
@@ -190,22 +175,7 @@ class CoPartitionedGroupBrokerTest {
     config.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, TopicPerMember.class.getName());
     Map<TopicPartition, Long> ends = new HashMap<>();
     try (TestGroup<String, String, KafkaWindows<String, Sided<Long, Long>, Reconciled<Long, Long>>>
-        group =
-            new TestGroup<>(
-                config,
-                new StringDeserializer(),
-                new StringDeserializer(),
-                List.of(source, target),
-                consumer ->
-                    KafkaWindows.builder(
-                            WINDOW,
-                            Reconciliation.of(
-                                Aggregators.sumLong(), Aggregators.sumLong(), Long::equals))
-                        .allowedLateness(LATENESS)
-                        .resultScope(ResultScope.CO_PARTITIONED)
-                        .consumer(consumer)
-                        .build(),
-                KafkaWindows::rebalanceListener)) {
+        group = reconcilingGroup(config, source, target)) {
       var a = group.join();
       var b = group.join();
       group.awaitStable(DEADLINE, (m, r) -> loop(m, r, source));
@@ -269,6 +239,26 @@ class CoPartitionedGroupBrokerTest {
     public String name() {
       return "topic-per-member";
     }
+  }
+
+  /** A group whose members reconcile {@code source} against {@code target}, co-partitioned. */
+  private static TestGroup<
+          String, String, KafkaWindows<String, Sided<Long, Long>, Reconciled<Long, Long>>>
+      reconcilingGroup(Map<String, Object> config, String source, String target) {
+    return new TestGroup<>(
+        config,
+        new StringDeserializer(),
+        new StringDeserializer(),
+        List.of(source, target),
+        consumer ->
+            KafkaWindows.builder(
+                    WINDOW,
+                    Reconciliation.of(Aggregators.sumLong(), Aggregators.sumLong(), Long::equals))
+                .allowedLateness(LATENESS)
+                .resultScope(ResultScope.CO_PARTITIONED)
+                .consumer(consumer)
+                .build(),
+        KafkaWindows::rebalanceListener);
   }
 
   /** One turn of the README's loop: hand the poll over, write, commit. */

@@ -187,11 +187,11 @@ public final class TwoTopicEndToEnd {
   static final String SOURCE = "ledger-source";
   static final String TARGET = "ledger-target";
 
-  /** Mean event time between two records of one partition. */
-  static final long GAP_MILLIS = 100;
+  /** Mean event time between two records of one partition: {@link EndToEnd}'s. */
+  static final long GAP_MILLIS = EndToEnd.GAP_MILLIS;
 
-  /** The largest step back of a record moved back (one in eight). */
-  static final long MAX_DISORDER_MILLIS = 15_000;
+  /** The largest step back of a record moved back (one in eight): {@link EndToEnd}'s. */
+  static final long MAX_DISORDER_MILLIS = EndToEnd.MAX_DISORDER_MILLIS;
 
   /** The reconciliation's tumbling windows. */
   static final Duration WINDOW_SIZE = Duration.ofMinutes(1);
@@ -200,12 +200,12 @@ public final class TwoTopicEndToEnd {
   static final Duration TIME_DIFFERENCE = Duration.ofMinutes(1);
 
   /** Lowwater's allowed lateness and Kafka Streams' grace period. */
-  static final Duration ALLOWED_LATENESS = Duration.ofMinutes(2);
+  static final Duration ALLOWED_LATENESS = EndToEnd.ALLOWED_LATENESS;
 
   /** The memory mode's time difference: nothing is released. */
   static final Duration MEMORY_TIME_DIFFERENCE = Duration.ofDays(365);
 
-  static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
+  static final Duration POLL_TIMEOUT = EndToEnd.POLL_TIMEOUT;
 
   /** How long a pass may go without a new record before the run fails. */
   static final Duration STALL = Duration.ofMinutes(2);
