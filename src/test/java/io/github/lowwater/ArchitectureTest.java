@@ -75,6 +75,7 @@ class ArchitectureTest {
             "org.apache.kafka.common..",
             "io.github.lowwater",
             "io.github.lowwater.window",
+            "io.github.lowwater.join",
             "io.github.lowwater.internal",
             "io.github.lowwater.kafka")
         .because("kafka-clients is the one optional dependency this package may use")

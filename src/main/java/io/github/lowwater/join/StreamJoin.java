@@ -350,6 +350,38 @@ public final class StreamJoin<K, L, R, O> {
   }
 
   /**
+   * A punctuation: {@code source} vouches that none of its records still to come is earlier than
+   * {@code watermarkMillis} (no lateness is subtracted). Its own watermark rises to at least that,
+   * its records are judged against it (rule 68), and waiting records the shared watermark now
+   * passes are released. This is how a consumer group's new owner restores a source's watermark
+   * from a checkpoint: the previous owner's verdicts are then the new owner's.
+   *
+   * @param source the source, or its handle
+   * @param watermarkMillis the source's own watermark in epoch milliseconds
+   * @throws NullPointerException if {@code source} is null
+   */
+  public void punctuate(Object source, long watermarkMillis) {
+    Objects.requireNonNull(source, "source");
+    tracker.punctuate(
+        source instanceof WatermarkTracker.Source h ? h.key() : source, watermarkMillis);
+    release();
+  }
+
+  /**
+   * Returns a source's own watermark: its newest record's time minus the allowed lateness, or its
+   * punctuation if higher. A record of the source is late iff it is earlier than this or than the
+   * shared {@link #watermark()} (rule 68). No side effect.
+   *
+   * @param source the source, or its handle
+   * @return the source's own watermark in epoch milliseconds, or {@link WatermarkTracker#UNSEEN} if
+   *     the source has contributed nothing yet
+   * @throws NullPointerException if {@code source} is null
+   */
+  public long sourceWatermark(Object source) {
+    return tracker.sourceWatermark(Objects.requireNonNull(source, "source"));
+  }
+
+  /**
    * Returns the watermark.
    *
    * @return the watermark in epoch milliseconds, {@link WatermarkTracker#NO_WATERMARK} before the

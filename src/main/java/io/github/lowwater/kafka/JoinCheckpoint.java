@@ -1,0 +1,175 @@
+package io.github.lowwater.kafka;
+
+import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.join.JoinSide;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a {@link KafkaJoin} commits with each input partition of a task, in the offset's metadata:
+ * the partition's own watermark before its committed offset, and the task's <em>claims</em>.
+ *
+ * <p>A claim {@code (nLeft, nRight, e)} says: this task's rows were drained up to read positions
+ * {@code nLeft} and {@code nRight} (the next offsets to read) while its watermark was {@code e}. So
+ * every pair of two records below their positions was emitted, and so was the unmatched row of
+ * every record below its position whose waiting ended by {@code e} (its close time {@code <= e}). A
+ * new owner re-reads from the committed offsets and does not emit those rows again: a pair because
+ * it was emitted, an unmatched row also because its partner may lie below the committed offset and
+ * not be re-read (docs/design.md, "Joins in a consumer group"). The newest claim is the one that
+ * makes the re-reading exact and is never dropped; older ones (from earlier owners whose positions
+ * the re-reading has not passed yet) only avoid emitting a row twice, and at most {@link
+ * #MAX_CLAIMS} are kept.
+ *
+ * <p>Format: {@code lj1;w=<watermark>;c=<nLeft>:<nRight>:<e>[,...]}, decimal longs, newest claim
+ * first. Immutable.
+ */
+final class JoinCheckpoint {
+
+  static final String PREFIX = "lj1;";
+
+  /** The most claims kept; the rest are dropped oldest first (a dropped claim only re-emits). */
+  static final int MAX_CLAIMS = 4;
+
+  static final JoinCheckpoint NONE = new JoinCheckpoint(WatermarkTracker.UNSEEN, new long[0][]);
+
+  private final long watermarkMillis;
+  private final long[][] claims; // {nLeft, nRight, e}, newest first
+
+  private JoinCheckpoint(long watermarkMillis, long[][] claims) {
+    this.watermarkMillis = watermarkMillis;
+    this.claims = claims;
+  }
+
+  /**
+   * The checkpoint of one partition at a commit: its own watermark before the committed offset, the
+   * new claim, and the restored claims that the new one does not cover.
+   */
+  static JoinCheckpoint at(
+      long watermarkMillis, long nLeft, long nRight, long e, JoinCheckpoint restored) {
+    List<long[]> all = new ArrayList<>();
+    all.add(new long[] {nLeft, nRight, e});
+    all.addAll(List.of(restored.claims));
+    List<long[]> kept = new ArrayList<>();
+    for (int i = 0; i < all.size() && kept.size() < MAX_CLAIMS; i++) {
+      if (!dominated(all, i)) {
+        kept.add(all.get(i));
+      }
+    }
+    return new JoinCheckpoint(watermarkMillis, kept.toArray(new long[0][]));
+  }
+
+  /**
+   * Whether claim {@code i} says nothing another does not: another is at least as high in every
+   * component (the first of equal claims is kept).
+   */
+  private static boolean dominated(List<long[]> claims, int i) {
+    long[] c = claims.get(i);
+    for (int j = 0; j < claims.size(); j++) {
+      long[] d = claims.get(j);
+      boolean covers = j != i && c[0] <= d[0] && c[1] <= d[1] && c[2] <= d[2];
+      boolean equal = c[0] == d[0] && c[1] == d[1] && c[2] == d[2];
+      if (covers && (!equal || j < i)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The union of two partitions' checkpoints' claims (each claim is true), with this watermark. */
+  JoinCheckpoint withClaimsOf(JoinCheckpoint other) {
+    List<long[]> all = new ArrayList<>(List.of(claims));
+    for (long[] c : other.claims) {
+      boolean known = false;
+      for (long[] k : all) {
+        known |= k[0] == c[0] && k[1] == c[1] && k[2] == c[2];
+      }
+      if (!known) {
+        all.add(c);
+      }
+    }
+    return new JoinCheckpoint(watermarkMillis, all.toArray(new long[0][]));
+  }
+
+  long watermarkMillis() {
+    return watermarkMillis;
+  }
+
+  boolean isEmpty() {
+    return claims.length == 0 && watermarkMillis == WatermarkTracker.UNSEEN;
+  }
+
+  /** Whether the pair of the records at these offsets was emitted before the claims were made. */
+  boolean pairEmitted(long leftOffset, long rightOffset) {
+    for (long[] c : claims) {
+      if (leftOffset < c[0] && rightOffset < c[1]) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether the unmatched row of this record, which closes at {@code closeMillis}, was emitted. */
+  boolean unmatchedEmitted(JoinSide side, long offset, long closeMillis) {
+    int n = side == JoinSide.LEFT ? 0 : 1;
+    for (long[] c : claims) {
+      if (offset < c[n] && closeMillis <= c[2]) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether the record at this offset was read before: its verdict, late or not, was taken. */
+  boolean read(JoinSide side, long offset) {
+    int n = side == JoinSide.LEFT ? 0 : 1;
+    for (long[] c : claims) {
+      if (offset < c[n]) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  String encode() {
+    StringBuilder b = new StringBuilder(PREFIX).append("w=").append(watermarkMillis).append(";c=");
+    for (int i = 0; i < claims.length; i++) {
+      b.append(i == 0 ? "" : ",").append(claims[i][0]).append(':').append(claims[i][1]);
+      b.append(':').append(claims[i][2]);
+    }
+    return b.toString();
+  }
+
+  /**
+   * Reads a checkpoint, or returns {@code null} if {@code metadata} is not one (another tool's
+   * commit, or none): the caller then starts the partition without one.
+   */
+  static JoinCheckpoint decode(String metadata) {
+    if (metadata == null || !metadata.startsWith(PREFIX)) {
+      return null;
+    }
+    try {
+      String[] parts = metadata.substring(PREFIX.length()).split(";", -1);
+      if (parts.length != 2 || !parts[0].startsWith("w=") || !parts[1].startsWith("c=")) {
+        return null;
+      }
+      long watermark = Long.parseLong(parts[0].substring(2));
+      String list = parts[1].substring(2);
+      List<long[]> claims = new ArrayList<>();
+      for (String c : list.isEmpty() ? new String[0] : list.split(",", -1)) {
+        String[] f = c.split(":", -1);
+        if (f.length != 3) {
+          return null;
+        }
+        claims.add(new long[] {Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2])});
+      }
+      return new JoinCheckpoint(watermark, claims.toArray(new long[0][]));
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return encode();
+  }
+}

@@ -1,0 +1,257 @@
+package io.github.lowwater.kafka;
+
+import io.github.lowwater.WatermarkTracker;
+import io.github.lowwater.internal.TimeMath;
+import io.github.lowwater.join.JoinInterval;
+import io.github.lowwater.join.JoinRow;
+import io.github.lowwater.join.JoinSide;
+import io.github.lowwater.join.JoinType;
+import io.github.lowwater.join.Joiner;
+import io.github.lowwater.join.LateJoinHandler;
+import io.github.lowwater.join.StreamJoin;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * One task of a {@link KafkaJoin}: partition <i>i</i> of the left topic and partition <i>i</i> of
+ * the right one, joined by one {@link StreamJoin} whose two sources are the two partitions.
+ *
+ * <p>It keeps each partition's read position and {@link JoinPins}, and at every drain the offsets
+ * to commit with their {@link JoinCheckpoint}s. Built from the two partitions' committed
+ * checkpoints, it restores each partition's own watermark as a punctuation (so the re-read records
+ * get the verdicts they had) and does not emit again the rows the checkpoints' claims say were
+ * emitted. Writer thread only.
+ */
+final class JoinTask<K, L, R, O> {
+
+  /** The configuration every task of one {@link KafkaJoin} shares. */
+  record Spec<K, L, R, O>(
+      JoinInterval interval,
+      JoinType type,
+      Duration allowedLateness,
+      Joiner<? super K, ? super L, ? super R, ? extends O> joiner,
+      LateJoinHandler<? super K> lateHandler) {}
+
+  /** A record's value with its offset and time, as the task's join buffers it. */
+  record Tagged<V>(long offset, long timeMillis, V value) {}
+
+  /** A row's value with the offsets of its records; or {@link #SUPPRESSED}. */
+  record Joined<O>(O value, long leftOffset, long rightOffset) {}
+
+  private static final Joined<?> SUPPRESSED = new Joined<>(null, -1, -1);
+
+  final int partition;
+  final TopicPartition left;
+  final TopicPartition right;
+  private final Spec<K, L, R, O> spec;
+  private final StreamJoin<K, Tagged<L>, Tagged<R>, Joined<O>> join;
+  private final WatermarkTracker.Source leftSource;
+  private final WatermarkTracker.Source rightSource;
+  private final JoinPins leftPins = new JoinPins();
+  private final JoinPins rightPins = new JoinPins();
+  private final JoinCheckpoint restored;
+  private long leftPosition;
+  private long rightPosition;
+  private Map<TopicPartition, OffsetAndMetadata> committable = Map.of();
+
+  long pairs;
+  long unmatched;
+  long suppressed;
+  long redelivered;
+
+  JoinTask(
+      Spec<K, L, R, O> spec,
+      TopicPartition left,
+      long leftStart,
+      JoinCheckpoint leftCheckpoint,
+      TopicPartition right,
+      long rightStart,
+      JoinCheckpoint rightCheckpoint) {
+    this.spec = spec;
+    this.partition = left.partition();
+    this.left = left;
+    this.right = right;
+    this.leftPosition = leftStart;
+    this.rightPosition = rightStart;
+    this.restored = leftCheckpoint.withClaimsOf(rightCheckpoint);
+    StreamJoin.Builder<K, Tagged<L>, Tagged<R>, Joined<O>> b =
+        StreamJoin.<K, Tagged<L>, Tagged<R>, Joined<O>>builder(spec.interval(), this::joined)
+            .type(spec.type())
+            .lateHandler(this::late);
+    if (spec.allowedLateness() != null) {
+      b.allowedLateness(spec.allowedLateness());
+    }
+    this.join = b.build();
+    join.register(left);
+    join.register(right);
+    this.leftSource = join.source(left);
+    this.rightSource = join.source(right);
+    // Each partition's own watermark as the previous owner had it at the committed offset, exactly:
+    // the re-read records are judged as they were.
+    if (leftCheckpoint.watermarkMillis() != WatermarkTracker.UNSEEN) {
+      join.punctuate(leftSource, leftCheckpoint.watermarkMillis());
+    }
+    if (rightCheckpoint.watermarkMillis() != WatermarkTracker.UNSEEN) {
+      join.punctuate(rightSource, rightCheckpoint.watermarkMillis());
+    }
+    join.pollResults(); // a punctuation releases nothing: nothing is buffered yet
+  }
+
+  /**
+   * Adds one record of {@code tp} (one of the task's two partitions), read at {@code offset}. A
+   * joiner or late handler that throws leaves the join as it was and the position unmoved: the
+   * caller rewinds the task to its last commit.
+   */
+  @SuppressWarnings("unchecked") // the value's type is the side's, by the caller's mapping
+  void add(TopicPartition tp, long offset, long timeMillis, K key, Object value) {
+    boolean isLeft = tp.equals(left);
+    JoinPins pins = isLeft ? leftPins : rightPins;
+    WatermarkTracker.Source source = isLeft ? leftSource : rightSource;
+    long before = join.sourceWatermark(source);
+    boolean onTime =
+        isLeft
+            ? join.addLeft(source, timeMillis, key, new Tagged<>(offset, timeMillis, (L) value))
+            : join.addRight(source, timeMillis, key, new Tagged<>(offset, timeMillis, (R) value));
+    skip(tp, offset);
+    if (onTime) {
+      pins.pin(offset, pinMillis(isLeft ? JoinSide.LEFT : JoinSide.RIGHT, timeMillis), before);
+    }
+    release();
+  }
+
+  /** Moves past a record that is not joined (its key or value mapped to null). */
+  void skip(TopicPartition tp, long offset) {
+    if (tp.equals(left)) {
+      leftPosition = offset + 1;
+    } else {
+      rightPosition = offset + 1;
+    }
+  }
+
+  /** The end of a bounded input: every waiting record is released. */
+  void finish() {
+    join.finish();
+    release();
+  }
+
+  private void release() {
+    long watermark = join.watermark();
+    leftPins.release(watermark);
+    rightPins.release(watermark);
+  }
+
+  /** Appends the rows computed since the last drain, and takes the offsets to commit for them. */
+  void drain(List<KafkaJoinRow<K, O>> out) {
+    for (JoinRow<K, Joined<O>> row : join.pollResults()) {
+      Joined<O> j = row.value();
+      if (j == SUPPRESSED) {
+        suppressed++;
+        continue;
+      }
+      if (row.kind() == JoinRow.Kind.PAIR) {
+        pairs++;
+      } else {
+        unmatched++;
+      }
+      out.add(
+          new KafkaJoinRow<>(
+              row.kind(),
+              row.key(),
+              row.timeMillis(),
+              j.value(),
+              partition,
+              j.leftOffset(),
+              j.rightOffset()));
+    }
+    long e = join.watermark();
+    Map<TopicPartition, OffsetAndMetadata> offsets = new LinkedHashMap<>(4);
+    offsets.put(left, commitOf(leftPins, leftSource, leftPosition, e));
+    offsets.put(right, commitOf(rightPins, rightSource, rightPosition, e));
+    committable = offsets;
+  }
+
+  private OffsetAndMetadata commitOf(
+      JoinPins pins, WatermarkTracker.Source source, long position, long e) {
+    long offset = pins.isEmpty() ? position : pins.oldestOffset();
+    long watermark = pins.isEmpty() ? join.sourceWatermark(source) : pins.watermarkBeforeOldest();
+    JoinCheckpoint c = JoinCheckpoint.at(watermark, leftPosition, rightPosition, e, restored);
+    return new OffsetAndMetadata(offset, c.encode());
+  }
+
+  /** The offsets and checkpoints of the last drain (empty before the first). */
+  Map<TopicPartition, OffsetAndMetadata> committable() {
+    return committable;
+  }
+
+  @SuppressWarnings("unchecked")
+  private Joined<O> joined(K key, Tagged<L> l, Tagged<R> r) {
+    if (l != null && r != null) {
+      if (restored.pairEmitted(l.offset(), r.offset())) {
+        return (Joined<O>) SUPPRESSED;
+      }
+      return new Joined<>(spec.joiner().join(key, l.value(), r.value()), l.offset(), r.offset());
+    }
+    JoinSide side = l != null ? JoinSide.LEFT : JoinSide.RIGHT;
+    Tagged<?> t = l != null ? l : r;
+    if (restored.unmatchedEmitted(side, t.offset(), closeMillis(side, t.timeMillis()))) {
+      return (Joined<O>) SUPPRESSED;
+    }
+    return l != null
+        ? new Joined<>(spec.joiner().join(key, l.value(), null), l.offset(), -1)
+        : new Joined<>(spec.joiner().join(key, null, r.value()), -1, r.offset());
+  }
+
+  private void late(
+      JoinSide side, Object source, long timeMillis, long watermarkMillis, K key, Object value) {
+    Tagged<?> t = (Tagged<?>) value;
+    if (restored.read(side, t.offset())) {
+      redelivered++; // reported when it was first read
+      return;
+    }
+    if (spec.lateHandler() != null) {
+      spec.lateHandler().onLateRecord(side, source, timeMillis, watermarkMillis, key, t.value());
+    }
+  }
+
+  /** The watermark at which a record stops waiting (JoinInterval's close time, rule 69). */
+  private long closeMillis(JoinSide side, long t) {
+    JoinInterval i = spec.interval();
+    long last =
+        side == JoinSide.LEFT
+            ? TimeMath.saturatedAdd(t, i.upperMillis())
+            : TimeMath.saturatedSubtract(t, i.lowerMillis());
+    return TimeMath.saturatedAdd(last, 1);
+  }
+
+  /**
+   * The watermark at which no on-time record can pair with this one or with any of its partners'
+   * waiting: its own close time, or its latest possible partner's if later.
+   */
+  private long pinMillis(JoinSide side, long t) {
+    JoinInterval i = spec.interval();
+    long extra =
+        side == JoinSide.LEFT ? TimeMath.saturatedSubtract(0, i.lowerMillis()) : i.upperMillis();
+    return TimeMath.saturatedAdd(closeMillis(side, t), Math.max(0, extra));
+  }
+
+  long watermark() {
+    return join.watermark();
+  }
+
+  int buffered() {
+    return join.buffered(JoinSide.LEFT) + join.buffered(JoinSide.RIGHT);
+  }
+
+  long late(JoinSide side) {
+    return join.late(side);
+  }
+
+  @Override
+  public String toString() {
+    return "task " + partition + " [" + left + ", " + right + "]";
+  }
+}

@@ -1,0 +1,484 @@
+package io.github.lowwater.kafka;
+
+import io.github.lowwater.internal.Checks;
+import io.github.lowwater.join.JoinInterval;
+import io.github.lowwater.join.JoinSide;
+import io.github.lowwater.join.JoinType;
+import io.github.lowwater.join.Joiner;
+import io.github.lowwater.join.LateJoinHandler;
+import io.github.lowwater.join.StreamJoin;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * A windowed stream-stream join of two co-partitioned topics in a consumer group: {@link
+ * StreamJoin} per task, where partition <i>i</i> of the left topic and partition <i>i</i> of the
+ * right one form task <i>i</i>, with commits that let any instance of the group take a task over
+ * and emit exactly the rows one uninterrupted reading would.
+ *
+ * <pre>{@code
+ * KafkaJoin<String, Order, Payment, Paid> join =
+ *     KafkaJoin.builder(JoinInterval.within(Duration.ofMinutes(10)), Paid::new)
+ *         .type(JoinType.LEFT)                    // unpaid orders too, once no payment can come
+ *         .allowedLateness(Duration.ofMinutes(2))
+ *         .topics("orders", "payments")           // left, right: equal partition counts
+ *         .consumer(consumer)                     // enable.auto.commit=false; a range assignor
+ *         .build();
+ * consumer.subscribe(List.of("orders", "payments"), join.rebalanceListener());
+ * try {
+ *   while (running) {
+ *     join.onPoll(consumer.poll(Duration.ofMillis(500)), ConsumerRecord::key,
+ *         r -> Order.parse(r.value()), r -> Payment.parse(r.value()));
+ *     try {
+ *       for (KafkaJoinRow<String, Paid> row : join.pollResults()) {
+ *         sink.upsert(row.id(), row.kind(), row.value()); // the identity is the same on every owner
+ *       }
+ *     } catch (SQLException e) {
+ *       join.rewindToLastCommit(); // the rows come again, the same, from the last commit
+ *       continue;
+ *     }
+ *     try {
+ *       consumer.commitSync(join.committableOffsets());
+ *     } catch (RebalanceInProgressException | CommitFailedException e) {
+ *       // safe to skip: the next commit, or the task's next owner, starts from the last one
+ *     }
+ *   }
+ * } finally {
+ *   consumer.close();
+ * }
+ * }</pre>
+ *
+ * <p><b>Semantics</b> (docs/semantics.md, rules 67 to 70 and 74): within a task, a record's verdict
+ * is taken against its own partition's watermark, so it does not depend on how the two partitions'
+ * reads interleave; pairs are emitted at their second record, unmatched rows once no on-time
+ * partner can come, and no row is retracted. The event time is the record timestamp.
+ *
+ * <p><b>In a group.</b> Each input partition is committed at the oldest of its records that a new
+ * owner still needs (one that may still pair, or whose partner is still waiting), with a checkpoint
+ * in the offset's metadata: the partition's own watermark at that offset and what was emitted. A
+ * new owner re-reads from there, takes the same verdicts, and does not emit again what was emitted
+ * before the commit. A row emitted after the last commit is emitted again, the same, by whoever
+ * reads it next: a sink keyed by {@link KafkaJoinRow#id()} is exact. Rows come from tasks whole on
+ * this instance only: a task whose two partitions an assignor gives to different instances is held
+ * (paused, nothing read or committed; {@link #heldPartitionCount()}), and one WARN names the
+ * settings that keep tasks whole (the classic {@code RangeAssignor}, or {@code
+ * group.remote.assignor=range}).
+ *
+ * <p><b>Not here yet:</b> idleness and a wall-clock advance. A task's watermark moves only with the
+ * records of both its partitions, so a partition that goes silent delays its task's unmatched rows
+ * (pairs still flow) until it sends again.
+ *
+ * <p>Not thread-safe: the polling thread only, except {@link #heldPartitionCount()}. No threads of
+ * its own. An exception from a mapper, the joiner or the late handler rewinds every task to its
+ * last commit (the records come again at the next poll) and propagates.
+ *
+ * @param <K> the join key type
+ * @param <L> the left value type
+ * @param <R> the right value type
+ * @param <O> the joiner's result type
+ */
+public final class KafkaJoin<K, L, R, O> {
+
+  private final Consumer<?, ?> consumer;
+  private final String leftTopic;
+  private final String rightTopic;
+  private final JoinTasks<K, L, R, O> tasks;
+  private long skipped;
+  private long ignored;
+
+  private KafkaJoin(Builder<K, L, R, O> b) {
+    this.consumer = b.consumer;
+    this.leftTopic = b.leftTopic;
+    this.rightTopic = b.rightTopic;
+    JoinTask.Spec<K, L, R, O> spec =
+        new JoinTask.Spec<>(b.interval, b.type, b.allowedLateness, b.joiner, b.lateHandler);
+    this.tasks = new JoinTasks<>(consumer, leftTopic, rightTopic, spec);
+  }
+
+  /**
+   * Starts a builder.
+   *
+   * @param interval which left and right records pair (rule 67)
+   * @param joiner computes a row's value; for an unmatched row, the absent side is {@code null}
+   * @param <K> the join key type
+   * @param <L> the left value type
+   * @param <R> the right value type
+   * @param <O> the joiner's result type
+   * @return the builder
+   * @throws NullPointerException if an argument is null
+   */
+  public static <K, L, R, O> Builder<K, L, R, O> builder(
+      JoinInterval interval, Joiner<? super K, ? super L, ? super R, ? extends O> joiner) {
+    return new Builder<>(interval, joiner);
+  }
+
+  /**
+   * Returns a rebalance listener to pass to {@code consumer.subscribe}: on assignment it forms
+   * every task it now owns whole from its two partitions' commits (positioning the consumer there)
+   * and pauses the partitions of split tasks; on revocation and loss it drops the tasks that lose a
+   * partition at once and commits nothing.
+   *
+   * @return the listener
+   */
+  public ConsumerRebalanceListener rebalanceListener() {
+    return new ChainedRebalanceListener(tasks::assigned, tasks::revoked, null);
+  }
+
+  /**
+   * Feeds a poll's records: a record of the left topic is a left record, of the right topic a right
+   * one, its timestamp its time.
+   *
+   * @param records the records returned by {@code poll}, possibly none
+   * @param key the join key of a record; {@code null} skips the record
+   * @param left the value of a left record; {@code null} skips the record
+   * @param right the value of a right record; {@code null} skips the record
+   * @param <KR> the record key type
+   * @param <VR> the record value type
+   * @throws NullPointerException if an argument is null
+   * @throws RuntimeException what a mapper, the joiner or the late handler threw, after every task
+   *     was rewound to its last commit
+   */
+  public <KR, VR> void onPoll(
+      ConsumerRecords<KR, VR> records,
+      Function<? super ConsumerRecord<KR, VR>, ? extends K> key,
+      Function<? super ConsumerRecord<KR, VR>, ? extends L> left,
+      Function<? super ConsumerRecord<KR, VR>, ? extends R> right) {
+    Objects.requireNonNull(records, "records");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(left, "left");
+    Objects.requireNonNull(right, "right");
+    tasks.settleIfNeeded();
+    try {
+      for (ConsumerRecord<KR, VR> r : records) {
+        TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+        JoinTask<K, L, R, O> task = tasks.task(tp);
+        if (task == null) {
+          ignored++; // a held partition's, or one whose task could not be formed: read again
+          tasks.ignored(tp, r.offset());
+          continue;
+        }
+        K k = key.apply(r);
+        Object v = r.topic().equals(leftTopic) ? left.apply(r) : right.apply(r);
+        if (k == null || v == null) {
+          skipped++;
+          task.skip(tp, r.offset());
+          continue;
+        }
+        task.add(tp, r.offset(), r.timestamp(), k, v);
+      }
+    } catch (RuntimeException | Error e) {
+      rewindToLastCommit();
+      throw e;
+    }
+  }
+
+  /**
+   * Takes the rows computed since the last call, and the offsets to commit for them.
+   *
+   * @return the rows, in the order they were computed per task; empty if none
+   */
+  public List<KafkaJoinRow<K, O>> pollResults() {
+    List<KafkaJoinRow<K, O>> rows = new ArrayList<>();
+    for (JoinTask<K, L, R, O> task : tasks.all()) {
+      task.drain(rows);
+    }
+    return rows;
+  }
+
+  /**
+   * Returns the offsets to commit, with their checkpoints, for the rows {@link #pollResults()}
+   * returned: both partitions of every task whole on this instance (none of a held task).
+   *
+   * @return partition to offset and metadata, for {@code consumer.commitSync}
+   */
+  public Map<TopicPartition, OffsetAndMetadata> committableOffsets() {
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    for (JoinTask<K, L, R, O> task : tasks.all()) {
+      offsets.putAll(task.committable());
+    }
+    return offsets;
+  }
+
+  /**
+   * Drops every task's state and forms each again from its partitions' last commits, positioning
+   * the consumer there: after a sink failed to write the rows {@link #pollResults()} returned, the
+   * next polls compute them again, the same.
+   *
+   * @throws org.apache.kafka.common.KafkaException if the committed offsets cannot be read; the
+   *     next {@code onPoll} tries again, and until then no record is joined
+   */
+  public void rewindToLastCommit() {
+    tasks.rewind();
+  }
+
+  /** The end of a bounded input: every task releases its waiting records (their rows are due). */
+  public void finishAll() {
+    for (JoinTask<K, L, R, O> task : tasks.all()) {
+      task.finish();
+    }
+  }
+
+  /**
+   * Returns the number of assigned partitions held because this instance does not own their task
+   * whole. Any thread.
+   *
+   * @return held partitions; {@code 0} when the assignor keeps tasks whole
+   */
+  public int heldPartitionCount() {
+    return tasks.heldPartitions();
+  }
+
+  /**
+   * Returns the number of tasks whole and formed on this instance.
+   *
+   * @return formed tasks
+   */
+  public int taskCount() {
+    return tasks.all().size();
+  }
+
+  /**
+   * Returns a task's watermark, the minimum of its two partitions' own.
+   *
+   * @param task the partition number
+   * @return epoch milliseconds, or {@link io.github.lowwater.WatermarkTracker#NO_WATERMARK} if the
+   *     task is not formed here or has no watermark yet
+   */
+  public long watermark(int task) {
+    JoinTask<K, L, R, O> t = tasks.task(new TopicPartition(leftTopic, task));
+    return t == null ? io.github.lowwater.WatermarkTracker.NO_WATERMARK : t.watermark();
+  }
+
+  /**
+   * Returns the pairs emitted by this instance's tasks as they are now (a rewound or dropped task's
+   * count goes with it).
+   *
+   * @return pairs returned by {@link #pollResults()}
+   */
+  public long pairs() {
+    return sum(t -> t.pairs);
+  }
+
+  /**
+   * Returns the unmatched rows emitted by this instance's current tasks.
+   *
+   * @return unmatched rows returned by {@link #pollResults()}
+   */
+  public long unmatched() {
+    return sum(t -> t.unmatched);
+  }
+
+  /**
+   * Returns the late records of one side in this instance's current tasks, re-read ones included.
+   *
+   * @param side the side
+   * @return records judged late
+   */
+  public long late(JoinSide side) {
+    Objects.requireNonNull(side, "side");
+    return sum(t -> t.late(side));
+  }
+
+  /**
+   * Returns the rows a current task computed again from re-read records and did not emit, because a
+   * checkpoint says they were emitted before its commit.
+   *
+   * @return rows not emitted again
+   */
+  public long suppressedRows() {
+    return sum(t -> t.suppressed);
+  }
+
+  /**
+   * Returns the records with a {@code null} key or value, skipped.
+   *
+   * @return skipped records
+   */
+  public long skippedRecords() {
+    return skipped;
+  }
+
+  /**
+   * Returns the records of partitions without a formed task that a poll returned anyway; each is
+   * read again once its task is formed.
+   *
+   * @return records set aside
+   */
+  public long ignoredRecords() {
+    return ignored;
+  }
+
+  /**
+   * Returns the records buffered by this instance's tasks, waiting for partners.
+   *
+   * @return buffered records of both sides
+   */
+  public int buffered() {
+    return (int) sum(JoinTask::buffered);
+  }
+
+  private long sum(ToLongFunction<JoinTask<K, L, R, O>> count) {
+    long n = 0;
+    for (JoinTask<K, L, R, O> task : tasks.all()) {
+      n += count.applyAsLong(task);
+    }
+    return n;
+  }
+
+  @Override
+  public String toString() {
+    return "KafkaJoin["
+        + leftTopic
+        + " x "
+        + rightTopic
+        + ", "
+        + taskCount()
+        + " tasks, "
+        + heldPartitionCount()
+        + " held partitions]";
+  }
+
+  /**
+   * Builds a {@link KafkaJoin}.
+   *
+   * @param <K> the join key type
+   * @param <L> the left value type
+   * @param <R> the right value type
+   * @param <O> the joiner's result type
+   */
+  public static final class Builder<K, L, R, O> {
+    private final JoinInterval interval;
+    private final Joiner<? super K, ? super L, ? super R, ? extends O> joiner;
+    private JoinType type;
+    private Duration allowedLateness;
+    private LateJoinHandler<? super K> lateHandler;
+    private String leftTopic;
+    private String rightTopic;
+    private Consumer<?, ?> consumer;
+
+    private Builder(
+        JoinInterval interval, Joiner<? super K, ? super L, ? super R, ? extends O> joiner) {
+      this.interval = Objects.requireNonNull(interval, "interval");
+      this.joiner = Objects.requireNonNull(joiner, "joiner");
+    }
+
+    /**
+     * Sets the join type; {@link JoinType#INNER} by default.
+     *
+     * @param type inner, left or outer
+     * @return this builder
+     * @throws NullPointerException if {@code type} is null
+     * @throws IllegalStateException if the type was already set
+     */
+    public Builder<K, L, R, O> type(JoinType type) {
+      Objects.requireNonNull(type, "type");
+      Checks.requireUnset(this.type == null, "type", this.type);
+      this.type = type;
+      return this;
+    }
+
+    /**
+     * Sets the allowed lateness (Kafka Streams' grace of a join maps to it); default 120 seconds,
+     * as {@link StreamJoin}'s.
+     *
+     * @param allowedLateness {@code >= 0}
+     * @return this builder
+     * @throws NullPointerException if {@code allowedLateness} is null
+     * @throws IllegalArgumentException if it is negative
+     * @throws IllegalStateException if it was already set
+     */
+    public Builder<K, L, R, O> allowedLateness(Duration allowedLateness) {
+      Checks.requireNonNegative(allowedLateness, "allowedLateness");
+      Checks.requireUnset(this.allowedLateness == null, "allowedLateness", this.allowedLateness);
+      this.allowedLateness = allowedLateness;
+      return this;
+    }
+
+    /**
+     * Sets a handler for late records. Called once per late record per group, not again for a
+     * record a new owner re-reads (its verdict is the same).
+     *
+     * @param lateHandler the handler; its {@code source} is the record's {@code TopicPartition}
+     * @return this builder
+     * @throws NullPointerException if {@code lateHandler} is null
+     * @throws IllegalStateException if a handler was already set
+     */
+    public Builder<K, L, R, O> lateHandler(LateJoinHandler<? super K> lateHandler) {
+      Objects.requireNonNull(lateHandler, "lateHandler");
+      Checks.requireUnset(this.lateHandler == null, "lateHandler", this.lateHandler);
+      this.lateHandler = lateHandler;
+      return this;
+    }
+
+    /**
+     * Sets the two input topics. Required. They must have equal partition counts and the same key
+     * partitioning (checked at the first assignment, for the counts).
+     *
+     * @param left the left topic
+     * @param right the right topic
+     * @return this builder
+     * @throws NullPointerException if a topic is null
+     * @throws IllegalArgumentException if the topics are the same
+     * @throws IllegalStateException if the topics were already set
+     */
+    public Builder<K, L, R, O> topics(String left, String right) {
+      Objects.requireNonNull(left, "left");
+      Objects.requireNonNull(right, "right");
+      if (left.equals(right)) {
+        throw new IllegalArgumentException(
+            "topics: left and right must differ, both are \"" + left + "\"");
+      }
+      Checks.requireUnset(this.leftTopic == null, "topics", this.leftTopic + ", " + rightTopic);
+      this.leftTopic = left;
+      this.rightTopic = right;
+      return this;
+    }
+
+    /**
+     * Sets the consumer the loop polls. Required: the join reads its tasks' commits through it,
+     * positions it, and pauses the partitions of split tasks. Only the polling thread calls it.
+     *
+     * @param consumer the consumer, with {@code enable.auto.commit=false}
+     * @return this builder
+     * @throws NullPointerException if {@code consumer} is null
+     * @throws IllegalStateException if the consumer was already set
+     */
+    public Builder<K, L, R, O> consumer(Consumer<?, ?> consumer) {
+      Objects.requireNonNull(consumer, "consumer");
+      Checks.requireUnset(this.consumer == null, "consumer", this.consumer);
+      this.consumer = consumer;
+      return this;
+    }
+
+    /**
+     * Builds the join.
+     *
+     * @return the join
+     * @throws IllegalStateException if the topics or the consumer are not set
+     */
+    public KafkaJoin<K, L, R, O> build() {
+      if (leftTopic == null) {
+        throw new IllegalStateException("topics(left, right) is required");
+      }
+      if (consumer == null) {
+        throw new IllegalStateException("consumer(consumer) is required");
+      }
+      if (type == null) {
+        type = JoinType.INNER;
+      }
+      return new KafkaJoin<>(this);
+    }
+  }
+}

@@ -1,0 +1,79 @@
+package io.github.lowwater.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.github.lowwater.join.JoinSide;
+import org.junit.jupiter.api.Test;
+
+class JoinCheckpointTest {
+
+  @Test
+  void aClaimCoversPairsBelowBothPositionsAndUnmatchedRowsClosedByItsWatermark() {
+    JoinCheckpoint c = JoinCheckpoint.at(95, 10, 20, 100, JoinCheckpoint.NONE);
+    assertThat(c.pairEmitted(9, 19)).isTrue();
+    assertThat(c.pairEmitted(10, 19)).as("the left record was read after the claim").isFalse();
+    assertThat(c.pairEmitted(9, 20)).isFalse();
+    assertThat(c.unmatchedEmitted(JoinSide.LEFT, 9, 100)).as("closed at e exactly").isTrue();
+    assertThat(c.unmatchedEmitted(JoinSide.LEFT, 9, 101)).as("still waiting at e").isFalse();
+    assertThat(c.unmatchedEmitted(JoinSide.RIGHT, 19, 50)).isTrue();
+    assertThat(c.unmatchedEmitted(JoinSide.RIGHT, 20, 50)).isFalse();
+    assertThat(c.read(JoinSide.LEFT, 9)).isTrue();
+    assertThat(c.read(JoinSide.LEFT, 10)).isFalse();
+    assertThat(c.watermarkMillis()).isEqualTo(95);
+  }
+
+  @Test
+  void itRoundTripsThroughTheMetadataAtTheLongBounds() {
+    JoinCheckpoint restored = JoinCheckpoint.at(1, 50, 2, 7, JoinCheckpoint.NONE);
+    JoinCheckpoint c = JoinCheckpoint.at(Long.MIN_VALUE, 3, 40, Long.MAX_VALUE, restored);
+    assertThat(c.encode())
+        .isEqualTo("lj1;w=" + Long.MIN_VALUE + ";c=3:40:" + Long.MAX_VALUE + ",50:2:7");
+    JoinCheckpoint back = JoinCheckpoint.decode(c.encode());
+    assertThat(back.encode()).isEqualTo(c.encode());
+    assertThat(back.pairEmitted(49, 1)).as("the older claim").isTrue();
+    assertThat(back.pairEmitted(2, 39)).as("the newer claim").isTrue();
+    assertThat(back.pairEmitted(49, 39)).as("neither").isFalse();
+  }
+
+  @Test
+  void aClaimAnotherCoversIsDroppedAndAtMostFourAreKeptNewestFirst() {
+    JoinCheckpoint c = JoinCheckpoint.at(0, 5, 5, 5, JoinCheckpoint.NONE);
+    c = JoinCheckpoint.at(0, 6, 6, 6, c); // covers (5, 5, 5)
+    assertThat(c.encode()).endsWith(";c=6:6:6");
+    c = JoinCheckpoint.at(0, 1, 1, 1, c); // covered by (6, 6, 6): says nothing new
+    assertThat(c.encode()).endsWith(";c=6:6:6");
+    for (int i = 0; i < 5; i++) {
+      c = JoinCheckpoint.at(0, 7 + i, 0, 0, c); // each covers the previous one of its kind
+    }
+    assertThat(c.encode()).endsWith(";c=11:0:0,6:6:6");
+    c = JoinCheckpoint.at(0, 0, 7, 0, c);
+    c = JoinCheckpoint.at(0, 0, 0, 7, c);
+    assertThat(c.encode()).endsWith(";c=0:0:7,0:7:0,11:0:0,6:6:6");
+    c = JoinCheckpoint.at(0, 7, 1, 1, c); // a fifth one no other covers: the oldest goes
+    assertThat(c.encode()).endsWith(";c=7:1:1,0:0:7,0:7:0,11:0:0");
+  }
+
+  @Test
+  void twoPartitionsClaimsAreUnitedWithEachOnesOwnWatermark() {
+    JoinCheckpoint left = JoinCheckpoint.at(10, 4, 1, 9, JoinCheckpoint.NONE);
+    JoinCheckpoint right = JoinCheckpoint.at(20, 1, 4, 9, JoinCheckpoint.NONE);
+    JoinCheckpoint both = left.withClaimsOf(right);
+    assertThat(both.watermarkMillis()).isEqualTo(10);
+    assertThat(both.pairEmitted(3, 0)).isTrue();
+    assertThat(both.pairEmitted(0, 3)).isTrue();
+    assertThat(both.pairEmitted(3, 3)).isFalse();
+    assertThat(left.withClaimsOf(left).encode()).isEqualTo(left.encode());
+  }
+
+  @Test
+  void metadataThatIsNotAJoinCheckpointReadsAsNone() {
+    assertThat(JoinCheckpoint.decode(null)).isNull();
+    assertThat(JoinCheckpoint.decode("")).isNull();
+    assertThat(JoinCheckpoint.decode("lw2;w=1")).as("a windows checkpoint").isNull();
+    assertThat(JoinCheckpoint.decode("lj1;w=x;c=")).isNull();
+    assertThat(JoinCheckpoint.decode("lj1;w=1;c=1:2")).isNull();
+    assertThat(JoinCheckpoint.decode("lj1;w=1")).isNull();
+    assertThat(JoinCheckpoint.decode("lj1;w=1;c=").isEmpty()).isFalse();
+    assertThat(JoinCheckpoint.NONE.isEmpty()).isTrue();
+  }
+}

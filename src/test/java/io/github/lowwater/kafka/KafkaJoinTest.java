@@ -1,0 +1,252 @@
+package io.github.lowwater.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.lowwater.join.JoinInterval;
+import io.github.lowwater.join.JoinRow;
+import io.github.lowwater.join.JoinSide;
+import io.github.lowwater.join.JoinType;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+class KafkaJoinTest {
+
+  static final long T0 = 1_700_000_000_000L;
+  static final TopicPartition L0 = new TopicPartition("orders", 0);
+  static final TopicPartition R0 = new TopicPartition("payments", 0);
+
+  /** A mock consumer whose seeks and committed offsets the test sees. */
+  static final class Consumer extends MockConsumer<String, String> {
+    final Map<TopicPartition, Long> seeks = new HashMap<>();
+    final Map<TopicPartition, OffsetAndMetadata> group = new HashMap<>();
+
+    Consumer() {
+      super("earliest");
+      assign(List.of(L0, R0));
+      updateBeginningOffsets(Map.of(L0, 0L, R0, 0L));
+    }
+
+    @Override
+    public synchronized void seek(TopicPartition partition, long offset) {
+      super.seek(partition, offset);
+      seeks.put(partition, offset);
+    }
+
+    @Override
+    public synchronized Map<TopicPartition, OffsetAndMetadata> committed(
+        Set<TopicPartition> partitions) {
+      Map<TopicPartition, OffsetAndMetadata> c = new HashMap<>(group);
+      c.keySet().retainAll(partitions);
+      return c;
+    }
+  }
+
+  static KafkaJoin.Builder<String, String, String, String> builder() {
+    return KafkaJoin.<String, String, String, String>builder(
+            JoinInterval.within(Duration.ofMillis(10)), (k, l, r) -> l + "|" + r)
+        .type(JoinType.LEFT)
+        .allowedLateness(Duration.ofMillis(20))
+        .topics("orders", "payments");
+  }
+
+  static ConsumerRecord<String, String> rec(TopicPartition tp, long offset, long t, String key) {
+    return JoinHandOverModelTest.Trace.record(tp, offset, T0 + t, key, tp.topic() + offset);
+  }
+
+  @SafeVarargs
+  static void feed(
+      KafkaJoin<String, String, String, String> join, ConsumerRecord<String, String>... rs) {
+    List<ConsumerRecord<String, String>> list = new ArrayList<>();
+    for (ConsumerRecord<String, String> r : rs) {
+      list.add(r);
+    }
+    join.onPoll(KafkaWindowsTest.recordsOf(list), r -> r.key(), r -> r.value(), r -> r.value());
+  }
+
+  @Test
+  void theBuilderNamesWhatIsMissingOrWrong() {
+    assertThatThrownBy(
+            () -> KafkaJoin.builder(JoinInterval.within(Duration.ZERO), (k, l, r) -> l).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("topics(left, right)");
+    assertThatThrownBy(() -> builder().build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("consumer(consumer)");
+    assertThatThrownBy(() -> builder().topics("a", "b"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("topics");
+    assertThatThrownBy(
+            () ->
+                KafkaJoin.builder(JoinInterval.within(Duration.ZERO), (k, l, r) -> l)
+                    .topics("a", "a"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("\"a\"");
+    assertThatThrownBy(() -> builder().allowedLateness(Duration.ofMillis(1)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("allowedLateness");
+    assertThatThrownBy(
+            () ->
+                KafkaJoin.builder(JoinInterval.within(Duration.ZERO), (k, l, r) -> l)
+                    .allowedLateness(Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("allowedLateness");
+  }
+
+  @Test
+  void unequalPartitionCountsAreRefusedAtAssignmentWithTheCounts() {
+    Consumer consumer = new Consumer();
+    Node node = new Node(0, "localhost", 9092);
+    consumer.updatePartitions("orders", List.of(new PartitionInfo("orders", 0, node, null, null)));
+    consumer.updatePartitions(
+        "payments",
+        List.of(
+            new PartitionInfo("payments", 0, node, null, null),
+            new PartitionInfo("payments", 1, node, null, null)));
+    KafkaJoin<String, String, String, String> join = builder().consumer(consumer).build();
+    assertThatThrownBy(() -> join.rebalanceListener().onPartitionsAssigned(List.of(L0, R0)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("orders has 1, payments has 2");
+  }
+
+  @Test
+  void aSplitTaskIsHeldUntilBothPartitionsAreHereThenFormedFromTheirCommits() {
+    Consumer consumer = new Consumer();
+    KafkaJoin<String, String, String, String> join = builder().consumer(consumer).build();
+    join.rebalanceListener().onPartitionsAssigned(List.of(L0));
+    assertThat(join.heldPartitionCount()).isEqualTo(1);
+    assertThat(consumer.paused()).containsExactly(L0);
+    assertThat(join.taskCount()).isZero();
+    feed(join, rec(L0, 0, 0, "a")); // fetched before the pause took effect: set aside
+    assertThat(join.ignoredRecords()).isEqualTo(1);
+    assertThat(join.pollResults()).isEmpty();
+    assertThat(join.committableOffsets()).as("nothing of a held task is committed").isEmpty();
+
+    consumer.group.put(R0, new OffsetAndMetadata(3, "lj1;w=" + (T0 + 5) + ";c=0:3:" + T0));
+    join.rebalanceListener().onPartitionsAssigned(List.of(R0));
+    assertThat(join.heldPartitionCount()).isZero();
+    assertThat(consumer.paused()).isEmpty();
+    assertThat(join.taskCount()).isEqualTo(1);
+    assertThat(consumer.seeks)
+        .as("the set-aside record is read again; the right side resumes at its commit")
+        .containsEntry(L0, 0L)
+        .containsEntry(R0, 3L);
+    assertThat(join.watermark(0)).as("both watermarks needed").isEqualTo(Long.MIN_VALUE);
+
+    join.rebalanceListener().onPartitionsRevoked(List.of(R0));
+    assertThat(join.taskCount()).as("a task that loses a partition is dropped at once").isZero();
+    assertThat(join.heldPartitionCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aJoinerThatThrowsRewindsEveryTaskToItsLastCommitAndTheRowsComeAgainTheSame() {
+    Consumer consumer = new Consumer();
+    boolean[] fail = {false};
+    KafkaJoin<String, String, String, String> join =
+        KafkaJoin.<String, String, String, String>builder(
+                JoinInterval.within(Duration.ofMillis(10)),
+                (k, l, r) -> {
+                  if (fail[0]) {
+                    throw new IllegalStateException("the joiner's bug");
+                  }
+                  return l + "|" + r;
+                })
+            .topics("orders", "payments")
+            .consumer(consumer)
+            .build();
+    join.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
+    feed(join, rec(L0, 0, 0, "a"), rec(R0, 0, 100, "b"));
+    assertThat(join.pollResults()).isEmpty();
+    consumer.group.putAll(join.committableOffsets());
+    assertThat(consumer.group.get(L0).offset()).as("the waiting order is pinned").isZero();
+
+    fail[0] = true;
+    consumer.seeks.clear();
+    assertThatThrownBy(() -> feed(join, rec(R0, 1, 5, "a")))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("the joiner's bug");
+    assertThat(consumer.seeks).containsEntry(L0, 0L).containsEntry(R0, 0L);
+    assertThat(join.buffered()).as("formed again, empty, at the commit").isZero();
+
+    fail[0] = false;
+    feed(join, rec(L0, 0, 0, "a"), rec(R0, 0, 100, "b"), rec(R0, 1, 5, "a"));
+    List<KafkaJoinRow<String, String>> rows = join.pollResults();
+    assertThat(rows).hasSize(1);
+    assertThat(rows.get(0).kind()).isEqualTo(JoinRow.Kind.PAIR);
+    assertThat(rows.get(0).id()).isEqualTo("0/0/1");
+    assertThat(rows.get(0).value()).isEqualTo("orders0|payments1");
+    assertThat(rows.get(0).timeMillis()).isEqualTo(T0 + 5);
+  }
+
+  @Test
+  void aRecordWithANullKeyOrValueIsSkippedAndTheCommitMovesPastIt() {
+    Consumer consumer = new Consumer();
+    KafkaJoin<String, String, String, String> join = builder().consumer(consumer).build();
+    join.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
+    feed(join, rec(L0, 0, 0, null), rec(R0, 0, 0, null));
+    assertThat(join.skippedRecords()).isEqualTo(2);
+    join.pollResults();
+    assertThat(join.committableOffsets().get(L0).offset()).isEqualTo(1);
+    assertThat(join.committableOffsets().get(R0).offset()).isEqualTo(1);
+  }
+
+  @Test
+  void aLateRecordGoesToTheHandlerOnceNotAgainWhenANewOwnerReReadsIt() {
+    List<String> late = new ArrayList<>();
+    Consumer first = new Consumer();
+    KafkaJoin<String, String, String, String> a =
+        builder()
+            .consumer(first)
+            .lateHandler(
+                (side, source, t, wm, key, value) -> late.add(side + " " + source + " " + value))
+            .build();
+    a.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
+    // o0 waits (a left record pins the commit); o1 at 100 makes o2 at 50 late on its own partition.
+    feed(a, rec(L0, 0, 0, "a"), rec(L0, 1, 100, "b"), rec(L0, 2, 50, "c"), rec(R0, 0, 0, "z"));
+    assertThat(late).containsExactly("LEFT orders-0 orders2");
+    a.pollResults();
+    Map<TopicPartition, OffsetAndMetadata> commit = a.committableOffsets();
+    assertThat(commit.get(L0).offset()).isZero();
+
+    Consumer second = new Consumer();
+    second.group.putAll(commit);
+    KafkaJoin<String, String, String, String> b =
+        builder()
+            .consumer(second)
+            .lateHandler(
+                (side, source, t, wm, key, value) -> late.add(side + " " + source + " " + value))
+            .build();
+    b.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
+    feed(b, rec(L0, 0, 0, "a"), rec(L0, 1, 100, "b"), rec(L0, 2, 50, "c"), rec(R0, 0, 0, "z"));
+    assertThat(late).as("judged late again, reported once").hasSize(1);
+    assertThat(b.late(JoinSide.LEFT)).isEqualTo(1);
+    assertThat(b.pollResults())
+        .as("nothing new: the same rows as the first owner's (none)")
+        .isEmpty();
+  }
+
+  @Test
+  void metadataOfAnotherToolStartsThePartitionWithoutACheckpoint() {
+    Consumer consumer = new Consumer();
+    consumer.group.put(L0, new OffsetAndMetadata(2, "set by kafka-consumer-groups"));
+    KafkaJoin<String, String, String, String> join = builder().consumer(consumer).build();
+    join.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
+    assertThat(consumer.seeks).containsEntry(L0, 2L);
+    feed(join, rec(L0, 2, 0, "a"));
+    join.finishAll();
+    List<KafkaJoinRow<String, String>> rows = join.pollResults();
+    assertThat(rows).extracting(KafkaJoinRow::id).containsExactly("0/2/-1");
+    assertThat(rows.get(0).value()).isEqualTo("orders2|null");
+  }
+}
