@@ -407,8 +407,9 @@ public final class KafkaJoin<K, L, R, O> {
     }
 
     /**
-     * Sets a handler for late records. Called once per late record per group, not again for a
-     * record a new owner re-reads (its verdict is the same).
+     * Sets a handler for late records. A record a new owner re-reads below the positions its
+     * checkpoint claims is not reported again (it was, with the same verdict); one read after the
+     * last commit is reported again by its next reader, as its rows are emitted again.
      *
      * @param lateHandler the handler; its {@code source} is the record's {@code TopicPartition}
      * @return this builder
