@@ -8,6 +8,8 @@ import io.github.lowwater.join.Reconciled;
 import io.github.lowwater.join.Reconciliation;
 import io.github.lowwater.join.Sided;
 import io.github.lowwater.join.StreamJoin;
+import io.github.lowwater.kafka.KafkaJoin;
+import io.github.lowwater.kafka.KafkaJoinRow;
 import io.github.lowwater.kafka.KafkaWindows;
 import io.github.lowwater.kafka.ResultScope;
 import io.github.lowwater.window.Aggregators;
@@ -107,6 +109,11 @@ import org.apache.kafka.streams.state.DslStoreSuppliers;
  *       commit is not exact across a restart: the records buffered in the join are past the
  *       committed positions and are lost with the process. At the end {@code finish()} and a last
  *       {@code pollResults()}.
+ *   <li>{@code kafka-join}: the same join through {@link KafkaJoin}, exact in a group: its
+ *       rebalance listener (chained with the timer's), {@code onPoll}, {@code pollResults()} and
+ *       {@code commitSync(committableOffsets())} (each partition at its oldest record a new owner
+ *       still needs, with its checkpoint), {@code finishAll()} at the end. What exactness costs
+ *       over {@code join}.
  *   <li>{@code streams-join-memory} and {@code streams-join-rocksdb}: Kafka Streams, one new
  *       application per pass: {@code stream(source)} and {@code stream(target)}, each with a {@code
  *       peek} that counts the records, {@code join(other, (a, b) -> a + b,
@@ -214,6 +221,7 @@ public final class TwoTopicEndToEnd {
   enum Contender {
     RECONCILE("reconcile"),
     JOIN("join"),
+    KAFKA_JOIN("kafka-join"),
     STREAMS_JOIN_MEMORY("streams-join-memory"),
     STREAMS_JOIN_ROCKSDB("streams-join-rocksdb");
 
@@ -609,6 +617,8 @@ public final class TwoTopicEndToEnd {
                 case RECONCILE ->
                     reconcilePass(broker.bootstrapServers(), o, data, expected, round);
                 case JOIN -> joinPass(broker.bootstrapServers(), o, data, expected, round);
+                case KAFKA_JOIN ->
+                    kafkaJoinPass(broker.bootstrapServers(), o, data, expected, round);
                 default -> streamsPass(broker, o, data, expected, round, c);
               };
           if (round > 0) {
@@ -849,6 +859,86 @@ public final class TwoTopicEndToEnd {
     String check = joinCheck(records, data, ex, pairs, pairSum, late, "late records");
     return pass(
         round, Contender.JOIN, records, begin, timer, end, gcAfter, pairs, pairSum, output, check);
+  }
+
+  /** (2b) The same join through {@link KafkaJoin}: tasks, pins, checkpoints in the commits. */
+  static Pass kafkaJoinPass(String bootstrap, Options o, Data data, Expected ex, int round) {
+    long begin = System.nanoTime();
+    long end;
+    long[] gcAfter;
+    long records = 0;
+    long pairs = 0;
+    long pairSum = 0;
+    long late;
+    AssignedTimer timer = new AssignedTimer(2 * o.partitions(), null);
+    try (KafkaConsumer<String, Long> consumer =
+        consumer(bootstrap, "kafka-join-" + roundName(round))) {
+      KafkaJoin<String, Long, Long, Long> join =
+          KafkaJoin.<String, Long, Long, Long>builder(
+                  JoinInterval.within(TIME_DIFFERENCE), (k, a, b) -> a + b)
+              .type(JoinType.INNER)
+              .allowedLateness(ALLOWED_LATENESS)
+              .topics(SOURCE, TARGET)
+              .consumer(consumer)
+              .build();
+      ConsumerRebalanceListener listener = join.rebalanceListener();
+      consumer.subscribe(
+          List.of(SOURCE, TARGET),
+          new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsAssigned(Collection<TopicPartition> parts) {
+              listener.onPartitionsAssigned(parts);
+              timer.onPartitionsAssigned(parts);
+            }
+
+            @Override
+            public void onPartitionsRevoked(Collection<TopicPartition> parts) {
+              timer.onPartitionsRevoked(parts);
+              listener.onPartitionsRevoked(parts);
+            }
+          });
+      System.gc();
+      long lastCommit = 0;
+      while (records < data.total()) {
+        ConsumerRecords<String, Long> polled = consumer.poll(POLL_TIMEOUT);
+        join.onPoll(polled, ConsumerRecord::key, ConsumerRecord::value, ConsumerRecord::value);
+        records += polled.count();
+        for (KafkaJoinRow<String, Long> row : join.pollResults()) {
+          pairs++;
+          pairSum += row.value();
+        }
+        long now = System.nanoTime();
+        if (commitDue(o, lastCommit, now)) {
+          consumer.commitSync(join.committableOffsets());
+          lastCommit = now;
+        }
+      }
+      timer.requireStarted();
+      join.finishAll();
+      for (KafkaJoinRow<String, Long> row : join.pollResults()) {
+        pairs++;
+        pairSum += row.value();
+      }
+      consumer.commitSync(join.committableOffsets());
+      end = System.nanoTime();
+      gcAfter = EndToEnd.gcCounts();
+      late = join.late(JoinSide.LEFT) + join.late(JoinSide.RIGHT);
+    }
+    String output =
+        String.format(Locale.ROOT, "pairs %,d (sum %,d); late %,d", pairs, pairSum, late);
+    String check = joinCheck(records, data, ex, pairs, pairSum, late, "late records");
+    return pass(
+        round,
+        Contender.KAFKA_JOIN,
+        records,
+        begin,
+        timer,
+        end,
+        gcAfter,
+        pairs,
+        pairSum,
+        output,
+        check);
   }
 
   static String joinCheck(
@@ -1114,6 +1204,11 @@ public final class TwoTopicEndToEnd {
         List.of(Contender.STREAMS_JOIN_MEMORY, Contender.STREAMS_JOIN_ROCKSDB)) {
       addRatio(same, median, Contender.JOIN, streams);
     }
+    for (Contender streams :
+        List.of(Contender.STREAMS_JOIN_MEMORY, Contender.STREAMS_JOIN_ROCKSDB)) {
+      addRatio(same, median, Contender.KAFKA_JOIN, streams);
+    }
+    addRatio(same, median, Contender.JOIN, Contender.KAFKA_JOIN);
     addRatio(same, median, Contender.STREAMS_JOIN_MEMORY, Contender.STREAMS_JOIN_ROCKSDB);
     if (!same.isEmpty()) {
       System.out.println("Ratios of the medians, the same join: " + String.join(", ", same));
