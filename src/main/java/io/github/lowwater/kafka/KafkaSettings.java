@@ -2,6 +2,7 @@ package io.github.lowwater.kafka;
 
 import io.github.lowwater.Clock;
 import io.github.lowwater.window.Aggregator;
+import io.github.lowwater.window.CalendarPeriod;
 import io.github.lowwater.window.EventTimeWindows;
 import io.github.lowwater.window.HoppingWindows;
 import io.github.lowwater.window.SessionWindows;
@@ -15,12 +16,12 @@ import org.apache.kafka.clients.consumer.Consumer;
  * after {@code build()} changes nothing in the driver it built, partitions assigned later included.
  * Immutable; the options left unset are {@code null} (or a negative sentinel) and take the core's
  * defaults when each partition's windows are built. {@code options} holds the event-time options (a
- * copy), {@code clock} the caller's clock or {@code null}. {@code size} is null for session
- * windows, and {@code gap} (with its optional {@code maxSessionSpan}) for the others; {@code
- * advance} is null for tumbling windows. {@code maxFutureSkewMillis} is the future guard's skew, -1
- * when the guard is off; {@code progressGroup} is null without a progress group; {@code
- * missingRecordsPolicy} is never null; {@code resumeDistanceLimit} is {@link ResumeLimit#NONE}
- * without a limit.
+ * copy), {@code clock} the caller's clock or {@code null}. {@code size} is null for session and
+ * calendar windows, {@code period} for the others, and {@code gap} (with its optional {@code
+ * maxSessionSpan}) for all but sessions; {@code offset} is null unless set; {@code advance} is null
+ * for tumbling windows. {@code maxFutureSkewMillis} is the future guard's skew, -1 when the guard
+ * is off; {@code progressGroup} is null without a progress group; {@code missingRecordsPolicy} is
+ * never null; {@code resumeDistanceLimit} is {@link ResumeLimit#NONE} without a limit.
  *
  * @param <V> the value type
  * @param <R> the result type
@@ -29,6 +30,8 @@ record KafkaSettings<V, R>(
     Duration size,
     Duration advance,
     Duration gap,
+    CalendarPeriod period,
+    Duration offset,
     Duration maxSessionSpan,
     Aggregator<? super V, ?, R> aggregator,
     FrozenOptions options,
@@ -60,10 +63,29 @@ record KafkaSettings<V, R>(
       return configure(b, cachedClock).<K, W>build();
     }
     if (advance == null) {
-      return configure(TumblingWindows.<V, R>builder(size, aggregator), cachedClock).<K, W>build();
+      return configure(tumbling(size, period, offset, aggregator), cachedClock).<K, W>build();
     }
-    return configure(HoppingWindows.<V, R>builder(size, advance, aggregator), cachedClock)
-        .<K, W>build();
+    return configure(hopping(size, advance, offset, aggregator), cachedClock).<K, W>build();
+  }
+
+  /** The builder of tumbling windows: of a size, with its offset if set; or of a period. */
+  static <V, R> TumblingWindows.Builder<V, R> tumbling(
+      Duration size,
+      CalendarPeriod period,
+      Duration offset,
+      Aggregator<? super V, ?, R> aggregator) {
+    if (period != null) {
+      return TumblingWindows.builder(period, aggregator);
+    }
+    TumblingWindows.Builder<V, R> b = TumblingWindows.builder(size, aggregator);
+    return offset == null ? b : b.offset(offset);
+  }
+
+  /** The builder of hopping windows, with their offset if set. */
+  static <V, R> HoppingWindows.Builder<V, R> hopping(
+      Duration size, Duration advance, Duration offset, Aggregator<? super V, ?, R> aggregator) {
+    HoppingWindows.Builder<V, R> b = HoppingWindows.builder(size, advance, aggregator);
+    return offset == null ? b : b.offset(offset);
   }
 
   /** Applies the options that were set to a kind's builder; the others keep the core's defaults. */

@@ -7,6 +7,7 @@ import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.Checks;
 import io.github.lowwater.internal.TimeMath;
 import io.github.lowwater.window.Aggregator;
+import io.github.lowwater.window.CalendarPeriod;
 import io.github.lowwater.window.EventTimeOptions;
 import io.github.lowwater.window.EventTimeWindows;
 import io.github.lowwater.window.FutureEventPolicy;
@@ -257,7 +258,26 @@ public final class KafkaWindows<K, V, R> {
   public static <V, R> Builder<V, R> builder(
       Duration size, Aggregator<? super V, ?, R> aggregator) {
     TumblingWindows.builder(size, aggregator); // the core's rules for the size and the aggregator
-    return new Builder<>(size, null, aggregator);
+    return new Builder<>(size, null, null, aggregator);
+  }
+
+  /**
+   * Returns a builder for calendar windows: the days, weeks or months of a time zone ({@link
+   * CalendarPeriod}; docs/semantics.md, rule 75), with every option of fixed-size tumbling windows,
+   * in every result scope.
+   *
+   * @param period the calendar period, for example {@code CalendarPeriod.days(ZoneId.of(
+   *     "Europe/Berlin"))}
+   * @param aggregator folds the values of one key in one window
+   * @param <V> the value type
+   * @param <R> the result type
+   * @return a new builder
+   * @throws NullPointerException if an argument is null
+   */
+  public static <V, R> Builder<V, R> builder(
+      CalendarPeriod period, Aggregator<? super V, ?, R> aggregator) {
+    TumblingWindows.builder(period, aggregator); // the core's rules
+    return new Builder<>(null, null, period, aggregator);
   }
 
   /**
@@ -280,7 +300,7 @@ public final class KafkaWindows<K, V, R> {
   public static <V, R> Builder<V, R> sessions(
       Duration gap, Aggregator<? super V, ?, R> aggregator) {
     SessionWindows.builder(gap, aggregator); // the core's rules for the gap and the aggregator
-    return new Builder<>(null, gap, aggregator);
+    return new Builder<>(null, gap, null, aggregator);
   }
 
   /**
@@ -1211,9 +1231,11 @@ public final class KafkaWindows<K, V, R> {
   public static final class Builder<V, R> extends EventTimeOptions<Builder<V, R>> {
     private final Duration size;
     private final Duration gap;
+    private final CalendarPeriod period;
     private final Aggregator<? super V, ?, R> aggregator;
 
     private Duration advance;
+    private Duration offset;
     private Duration maxSessionSpan;
     private LateRecordHandler lateRecordHandler;
     private ResultScope resultScope;
@@ -1228,11 +1250,39 @@ public final class KafkaWindows<K, V, R> {
     private MissingRecordsPolicy missingRecordsPolicy;
     private long resumeDistanceLimit = ResumeLimit.NONE;
 
-    /** Exactly one of {@code size} and {@code gap} is set, checked by the core's builder. */
-    private Builder(Duration size, Duration gap, Aggregator<? super V, ?, R> aggregator) {
+    /** Exactly one of {@code size}, {@code gap} and {@code period} is set, checked by the core. */
+    private Builder(
+        Duration size,
+        Duration gap,
+        CalendarPeriod period,
+        Aggregator<? super V, ?, R> aggregator) {
       this.size = size;
       this.gap = gap;
+      this.period = period;
       this.aggregator = aggregator;
+    }
+
+    /**
+     * Shifts tumbling or hopping windows: they start at {@code k·size + offset} (or {@code
+     * k·advance + offset}), hourly windows on the half hour with {@code offset(Duration.ofMinutes(
+     * 30))}. Default 0. Only the offset modulo the size (the advance) matters (rule 76).
+     *
+     * @param offset the offset, any duration
+     * @return this builder
+     * @throws NullPointerException if {@code offset} is null
+     * @throws IllegalStateException if the offset was already set, or the windows are session or
+     *     calendar windows
+     */
+    public Builder<V, R> offset(Duration offset) {
+      Objects.requireNonNull(offset, "offset");
+      if (gap != null || period != null) {
+        throw new IllegalStateException(
+            "offset is for windows of a size: these are "
+                + (gap != null ? "session windows of gap " + gap : "calendar windows, " + period));
+      }
+      Checks.requireUnset(this.offset == null, "offset", this.offset);
+      this.offset = offset;
+      return this;
     }
 
     /**
@@ -1449,9 +1499,10 @@ public final class KafkaWindows<K, V, R> {
      */
     public Builder<V, R> hopping(Duration advance) {
       Objects.requireNonNull(advance, "advance");
-      if (gap != null) {
+      if (gap != null || period != null) {
         throw new IllegalStateException(
-            "hopping is for windows of a size: these are session windows of gap " + gap);
+            "hopping is for windows of a size: these are "
+                + (gap != null ? "session windows of gap " + gap : "calendar windows, " + period));
       }
       Checks.requireUnset(this.advance == null, "hopping", this.advance);
       HoppingWindows.builder(size, advance, aggregator); // the core's rules for the advance
@@ -1597,13 +1648,13 @@ public final class KafkaWindows<K, V, R> {
      */
     public <K, W extends V> KafkaWindows<K, W, R> build() {
       if (advance != null) { // refuses a non-merging aggregator
-        copyOptionsTo(HoppingWindows.builder(size, advance, aggregator)).build();
+        copyOptionsTo(KafkaSettings.hopping(size, advance, offset, aggregator)).build();
       }
       if (gap != null) { // refuses a non-merging aggregator
         copyOptionsTo(SessionWindows.builder(gap, aggregator)).build();
       }
       if (advance == null && gap == null) { // refuses panes with an aggregator that cannot merge
-        copyOptionsTo(TumblingWindows.builder(size, aggregator)).build();
+        copyOptionsTo(KafkaSettings.tumbling(size, period, offset, aggregator)).build();
       }
       if (consumer == null) {
         throw new IllegalStateException(
@@ -1645,6 +1696,8 @@ public final class KafkaWindows<K, V, R> {
               size,
               advance,
               gap,
+              period,
+              offset,
               maxSessionSpan,
               aggregator,
               options,

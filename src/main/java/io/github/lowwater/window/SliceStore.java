@@ -17,7 +17,7 @@ import java.util.function.Consumer;
  */
 final class SliceStore {
 
-  private final TumblingAssigner assigner;
+  private final WindowAssigner assigner;
   private final KeyDictionary keys;
   private final WindowQueue<?, ?> queue;
   private final WindowCounters counters;
@@ -45,7 +45,7 @@ final class SliceStore {
 
   @SuppressWarnings("unchecked") // values reach the aggregator only through the kind's add
   SliceStore(
-      TumblingAssigner assigner,
+      WindowAssigner assigner,
       KeyDictionary keys,
       WindowQueue<?, ?> queue,
       WindowCounters counters,

@@ -8,7 +8,7 @@ import io.github.lowwater.internal.TimeMath;
  * the {@code long} bounds (rule 9). Written once, for {@link TumblingWindows#add} and {@link
  * TumblingWindows#windowEnd}. Immutable; allocation-free.
  */
-final class TumblingAssigner {
+final class TumblingAssigner implements WindowAssigner {
 
   private final long sizeMillis;
 
@@ -43,16 +43,23 @@ final class TumblingAssigner {
   }
 
   /** Returns the start, inclusive, of the window that holds {@code eventTimeMillis}. */
-  long startOf(long eventTimeMillis) {
+  @Override
+  public long startOf(long eventTimeMillis) {
     return TimeMath.saturatedSubtract(eventTimeMillis, intoWindow(eventTimeMillis));
   }
 
   /** Returns the end, exclusive, of the window that holds {@code eventTimeMillis}. */
-  long endOf(long eventTimeMillis) {
+  @Override
+  public long endOf(long eventTimeMillis) {
     return TimeMath.saturatedAdd(eventTimeMillis, sizeMillis - intoWindow(eventTimeMillis));
   }
 
   long sizeMillis() {
+    return sizeMillis;
+  }
+
+  @Override
+  public long maxSizeMillis() {
     return sizeMillis;
   }
 }

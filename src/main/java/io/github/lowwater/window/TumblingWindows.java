@@ -2,7 +2,9 @@ package io.github.lowwater.window;
 
 import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.Checks;
+import io.github.lowwater.internal.TimeMath;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
@@ -20,8 +22,10 @@ import java.util.function.Consumer;
  * <h2>Rules</h2>
  *
  * <ol>
- *   <li>The window of event time {@code t} starts at {@code floorDiv(t, size) * size} and ends
- *       (exclusive) {@code size} later; both saturate at the {@code long} bounds.
+ *   <li>The window of event time {@code t} starts at {@code floorDiv(t - offset, size) * size +
+ *       offset} and ends (exclusive) {@code size} later; both saturate at the {@code long} bounds.
+ *       Calendar windows ({@link #builder(CalendarPeriod, Aggregator)}) are the day, week or month
+ *       of {@code t} in a time zone instead (docs/semantics.md, rule 75).
  *   <li>An event is <em>late</em> iff its window's end {@code <= watermark} at its arrival, judged
  *       before the event itself is observed. A late event is counted ({@link WindowStats#late()}),
  *       still counts as activity of its source, and is handed to the {@link LateEventHandler} if
@@ -56,6 +60,9 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   private final long sizeMillis;
 
+  /** The calendar period of calendar windows, or null for fixed-size windows. */
+  private final CalendarPeriod period;
+
   /** The open windows: each is one slice of {@code size}. */
   private final SliceStore windows;
 
@@ -71,15 +78,19 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   private final PanedStore<K, R> panes;
 
   /** The window of an event, with panes (without, the slice store assigns). */
-  private final TumblingAssigner assigner;
+  private final WindowAssigner assigner;
 
   private TumblingWindows(Builder<? super V, R> builder) {
     super(builder);
-    this.sizeMillis = builder.sizeMillis;
+    this.period = builder.period;
+    this.assigner =
+        period != null
+            ? new CalendarAssigner(period)
+            : new TumblingAssigner(builder.sizeMillis, builder.offsetMillis);
+    this.sizeMillis = assigner.maxSizeMillis();
     boolean primitive = longFold != null;
     boolean paned = builder.paned();
     this.queue = new WindowQueue<>(keys, aggregator, primitive, paned, counters);
-    this.assigner = new TumblingAssigner(sizeMillis);
     this.windows = new SliceStore(assigner, keys, queue, counters, aggregator);
     this.panes =
         paned
@@ -105,9 +116,29 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   }
 
   /**
-   * Returns the end, exclusive, of the window that holds an event time: {@code floorDiv(t, size) *
-   * size + size}, saturating at {@code Long.MAX_VALUE} (rule 9). An event is late iff this is
-   * {@code <= watermark()}.
+   * Returns a builder for calendar windows: the days, weeks or months of a time zone, each window
+   * as long as the zone's clocks make it (a day of 23 or 25 hours when daylight saving time starts
+   * or ends), with every option of fixed-size windows (docs/semantics.md, rule 75). With {@code
+   * earlyResults(Duration.ofHours(1))} a daily window gives "today so far" every hour (Flink's
+   * cumulate windows).
+   *
+   * @param period the calendar period, for example {@code CalendarPeriod.days(ZoneId.of(
+   *     "America/New_York"))}
+   * @param aggregator folds the values of one key in one window
+   * @param <V> the value type
+   * @param <R> the result type
+   * @return a new builder
+   * @throws NullPointerException if an argument is null
+   */
+  public static <V, R> Builder<V, R> builder(
+      CalendarPeriod period, Aggregator<? super V, ?, R> aggregator) {
+    return new Builder<>(period, aggregator);
+  }
+
+  /**
+   * Returns the end, exclusive, of the window that holds an event time: {@code floorDiv(t - offset,
+   * size) * size + offset + size}, or the end of its calendar period, saturating at {@code
+   * Long.MAX_VALUE} (rules 9, 75 and 76). An event is late iff this is {@code <= watermark()}.
    *
    * @param eventTimeMillis the event time in epoch milliseconds; any {@code long}
    * @return the window's end in epoch milliseconds
@@ -117,7 +148,8 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   }
 
   /**
-   * Returns the window size in milliseconds.
+   * Returns the window size in milliseconds; for calendar windows, a bound on the longest window
+   * (the period's nominal length plus the largest change of a zone's offset, 36 hours).
    *
    * @return the window size, {@code >= 1}
    */
@@ -125,9 +157,22 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     return sizeMillis;
   }
 
+  /**
+   * Returns the calendar period of calendar windows.
+   *
+   * @return the period, or {@code null} for fixed-size windows
+   */
+  public CalendarPeriod calendarPeriod() {
+    return period;
+  }
+
   @Override
   public String toString() {
-    return "TumblingWindows{sizeMillis=" + sizeMillis + ", " + stats() + "}";
+    return "TumblingWindows{"
+        + (period != null ? period.toString() : "sizeMillis=" + sizeMillis)
+        + ", "
+        + stats()
+        + "}";
   }
 
   /** Returns the number of emptied windows kept for reuse (for tests). */
@@ -251,10 +296,44 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
    */
   public static final class Builder<V, R> extends WindowOptions<V, R, Builder<V, R>> {
     private final long sizeMillis;
+    private final CalendarPeriod period;
+    private long offsetMillis;
+    private boolean offsetSet;
 
     private Builder(Duration size, Aggregator<? super V, ?, R> aggregator) {
       super(aggregator);
       this.sizeMillis = Checks.requireMillis(size, "size");
+      this.period = null;
+    }
+
+    private Builder(CalendarPeriod period, Aggregator<? super V, ?, R> aggregator) {
+      super(aggregator);
+      this.period = Objects.requireNonNull(period, "period");
+      this.sizeMillis = 0;
+    }
+
+    /**
+     * Shifts the windows: they start at {@code k·size + offset} (hourly windows on the half hour:
+     * {@code offset(Duration.ofMinutes(30))}). Default 0 (windows aligned on the epoch). Only
+     * {@code offset} modulo {@code size} matters, so an offset larger than the size, or negative,
+     * is allowed (rule 76).
+     *
+     * @param offset the offset, any duration; converted to milliseconds, saturating
+     * @return this builder
+     * @throws NullPointerException if {@code offset} is null
+     * @throws IllegalStateException if the offset was already set, or the windows are calendar
+     *     windows (they start at the start of a day in their zone)
+     */
+    public Builder<V, R> offset(Duration offset) {
+      Objects.requireNonNull(offset, "offset");
+      if (period != null) {
+        throw new IllegalStateException(
+            "offset: calendar windows (" + period + ") start at the start of a day in their zone");
+      }
+      Checks.requireUnset(!offsetSet, "offset", Duration.ofMillis(offsetMillis));
+      this.offsetMillis = TimeMath.toMillisSaturated(offset);
+      this.offsetSet = true;
+      return this;
     }
 
     /**

@@ -38,6 +38,8 @@ class WindowScopeTest {
             null,
             null,
             null,
+            null,
+            null,
             Aggregators.sumLong(),
             new FrozenOptions().allowedLateness(Duration.ZERO),
             clock,

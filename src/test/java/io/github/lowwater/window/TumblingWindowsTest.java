@@ -429,7 +429,7 @@ class TumblingWindowsTest {
       assertThatThrownBy(
               () -> TumblingWindows.builder(Duration.ofNanos(999_999), Aggregators.sumLong()))
           .hasMessage("size must be >= 1 ms: PT0.000999999S");
-      assertThatThrownBy(() -> TumblingWindows.builder(null, Aggregators.sumLong()))
+      assertThatThrownBy(() -> TumblingWindows.builder((Duration) null, Aggregators.sumLong()))
           .hasMessage("size");
       assertThatThrownBy(() -> TumblingWindows.builder(Duration.ofMinutes(1), null))
           .hasMessage("aggregator");

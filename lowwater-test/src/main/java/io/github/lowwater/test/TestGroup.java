@@ -143,6 +143,29 @@ public final class TestGroup<K, V, P> implements AutoCloseable {
   }
 
   /**
+   * Returns whether the live members, between them, own every partition of the group's topics once
+   * and have read each to the offset {@code ends} gives it (a partition it does not name: to 0):
+   * the condition to {@link #pollUntil} after producing a bounded input.
+   *
+   * @param ends the end offset of each partition, as the producer's {@code RecordMetadata} gave it
+   *     (the last offset plus one)
+   * @return {@code true} once every record up to the ends has been returned by a poll
+   */
+  public boolean hasRead(Map<TopicPartition, Long> ends) {
+    Set<TopicPartition> all = partitions();
+    int owned = 0;
+    for (Member<K, V, P> m : live()) {
+      for (TopicPartition tp : m.consumer.assignment()) {
+        owned++;
+        if (m.consumer.position(tp) < ends.getOrDefault(tp, 0L)) {
+          return false;
+        }
+      }
+    }
+    return owned == all.size();
+  }
+
+  /**
    * Polls every live member once, in the order they joined, and hands each poll's records to {@code
    * onPoll}, empty polls included (Lowwater's quiet-period rule needs them).
    *

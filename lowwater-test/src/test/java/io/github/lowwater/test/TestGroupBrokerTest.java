@@ -71,7 +71,7 @@ class TestGroupBrokerTest {
       TestGroup.Member<String, String, KafkaWindows<String, Long, Long>> b = group.join();
       produce(topic, 0, 300, ends);
       group.awaitStable(DEADLINE, this::loop);
-      group.pollUntil(() -> drained(group, ends), DEADLINE, this::loop);
+      group.pollUntil(() -> group.hasRead(ends), DEADLINE, this::loop);
       assertThat(b.participant().stats().openWindows()).as("b holds open windows").isPositive();
 
       group.crash(b);
@@ -80,7 +80,7 @@ class TestGroupBrokerTest {
       TestGroup.Member<String, String, KafkaWindows<String, Long, Long>> c = group.join();
       produce(topic, 300, 600, ends);
       group.awaitStable(DEADLINE, this::loop);
-      group.pollUntil(() -> drained(group, ends), DEADLINE, this::loop);
+      group.pollUntil(() -> group.hasRead(ends), DEADLINE, this::loop);
 
       for (TestGroup.Member<String, String, KafkaWindows<String, Long, Long>> m : group.live()) {
         m.participant().finishAll(); // the end of this bounded input
@@ -155,21 +155,6 @@ class TestGroupBrokerTest {
           .as("row %s rewritten from %s to %s", row, before, r.value())
           .isTrue();
     }
-  }
-
-  /** Every live member has read its partitions to the produced ends. */
-  private static boolean drained(
-      TestGroup<String, String, ?> group, Map<TopicPartition, Long> ends) {
-    int held = 0;
-    for (TestGroup.Member<String, String, ?> m : group.live()) {
-      for (TopicPartition tp : m.consumer().assignment()) {
-        held++;
-        if (m.consumer().position(tp) < ends.getOrDefault(tp, 0L)) {
-          return false;
-        }
-      }
-    }
-    return held == PARTITIONS;
   }
 
   /** Records {@code from} to {@code to} of each partition, one a second, in event-time order. */

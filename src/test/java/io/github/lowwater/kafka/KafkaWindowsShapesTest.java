@@ -1,0 +1,114 @@
+package io.github.lowwater.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+
+import io.github.lowwater.window.Aggregators;
+import io.github.lowwater.window.CalendarPeriod;
+import io.github.lowwater.window.WindowResult;
+import java.time.DayOfWeek;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.List;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/** The window shapes of issue 36 through {@link KafkaWindows}: offsets and calendar periods. */
+class KafkaWindowsShapesTest {
+
+  static final TopicPartition P0 = new TopicPartition("shapes", 0);
+  static final long HOUR = 3_600_000L;
+  static final long DAY0 = 1_767_225_600_000L; // 2026-01-01T00:00Z, a whole number of hours
+
+  @Test
+  void tumblingAndHoppingWindowsTakeAnOffset() {
+    MockConsumer<String, String> consumer = KafkaWindowsTest.assigned(P0);
+    KafkaWindows<String, Long, Long> w =
+        KafkaWindows.builder(Duration.ofHours(1), Aggregators.sumLong())
+            .offset(Duration.ofMinutes(30))
+            .allowedLateness(Duration.ZERO)
+            .consumer(consumer)
+            .build();
+    w.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    w.onPoll(
+        KafkaWindowsTest.recordsOf(
+            List.of(
+                JoinHandOverModelTest.Trace.record(P0, 0, DAY0 + 10 * HOUR + HOUR / 4, "k", "v"),
+                JoinHandOverModelTest.Trace.record(P0, 1, DAY0 + 12 * HOUR, "k", "v"))),
+        r -> r.key(),
+        r -> 1L);
+    assertThat(w.pollFinalized())
+        .extracting(WindowResult::start, WindowResult::end, WindowResult::value)
+        .containsExactly(tuple(DAY0 + 9 * HOUR + HOUR / 2, DAY0 + 10 * HOUR + HOUR / 2, 1L));
+
+    MockConsumer<String, String> other = KafkaWindowsTest.assigned(P0);
+    KafkaWindows<String, Long, Long> hopping =
+        KafkaWindows.builder(Duration.ofHours(2), Aggregators.sumLong())
+            .hopping(Duration.ofHours(1))
+            .offset(Duration.ofMinutes(90)) // modulo the advance: on the half hour
+            .allowedLateness(Duration.ZERO)
+            .consumer(other)
+            .build();
+    hopping.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    hopping.onPoll(
+        KafkaWindowsTest.recordsOf(
+            List.of(
+                JoinHandOverModelTest.Trace.record(P0, 0, DAY0 + 10 * HOUR + HOUR / 4, "k", "v"),
+                JoinHandOverModelTest.Trace.record(P0, 1, DAY0 + 14 * HOUR, "k", "v"))),
+        r -> r.key(),
+        r -> 1L);
+    assertThat(hopping.pollFinalized())
+        .extracting(WindowResult::start, WindowResult::end)
+        .containsExactly(
+            tuple(DAY0 + 8 * HOUR + HOUR / 2, DAY0 + 10 * HOUR + HOUR / 2),
+            tuple(DAY0 + 9 * HOUR + HOUR / 2, DAY0 + 11 * HOUR + HOUR / 2));
+  }
+
+  @Test
+  void calendarWindowsComeFromTheirPeriodAndRefuseWhatTheyCannotBe() {
+    CalendarPeriod weeks = CalendarPeriod.weeks(ZoneId.of("America/New_York"), DayOfWeek.SUNDAY);
+    MockConsumer<String, String> consumer = KafkaWindowsTest.assigned(P0);
+    KafkaWindows<String, Long, Long> w =
+        KafkaWindows.builder(weeks, Aggregators.sumLong())
+            .allowedLateness(Duration.ZERO)
+            .consumer(consumer)
+            .build();
+    w.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    long thursday = CalendarPeriodTestAccess.at("2026-12-03T10:00-05:00[America/New_York]");
+    long nextWeek = CalendarPeriodTestAccess.at("2026-12-06T00:00-05:00[America/New_York]");
+    w.onPoll(
+        KafkaWindowsTest.recordsOf(
+            List.of(
+                JoinHandOverModelTest.Trace.record(P0, 0, thursday, "k", "v"),
+                JoinHandOverModelTest.Trace.record(P0, 1, nextWeek, "k", "v"))),
+        r -> r.key(),
+        r -> 1L);
+    assertThat(w.pollFinalized())
+        .extracting(WindowResult::start, WindowResult::end)
+        .containsExactly(tuple(weeks.startOf(thursday), nextWeek));
+
+    assertThatThrownBy(
+            () -> KafkaWindows.builder(weeks, Aggregators.sumLong()).hopping(Duration.ofDays(1)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("calendar windows, weeks in America/New_York from SUNDAY");
+    assertThatThrownBy(
+            () -> KafkaWindows.builder(weeks, Aggregators.sumLong()).offset(Duration.ofHours(6)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("offset is for windows of a size");
+    assertThatThrownBy(
+            () ->
+                KafkaWindows.sessions(Duration.ofMinutes(1), Aggregators.sumLong())
+                    .offset(Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("session windows of gap PT1M");
+  }
+
+  /** {@code CalendarPeriodTest.at} lives in another package. */
+  static final class CalendarPeriodTestAccess {
+    static long at(String zonedDateTime) {
+      return java.time.ZonedDateTime.parse(zonedDateTime).toInstant().toEpochMilli();
+    }
+  }
+}
