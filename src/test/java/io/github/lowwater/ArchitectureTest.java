@@ -96,6 +96,7 @@ class ArchitectureTest {
             "org.apache.kafka..",
             "io.github.lowwater",
             "io.github.lowwater.window",
+            "io.github.lowwater.join",
             "io.github.lowwater.align",
             "io.github.lowwater.internal",
             "io.github.lowwater.kafka",

@@ -34,7 +34,8 @@ final class JoinTask<K, L, R, O> {
       JoinType type,
       Duration allowedLateness,
       Joiner<? super K, ? super L, ? super R, ? extends O> joiner,
-      LateJoinHandler<? super K> lateHandler) {}
+      LateJoinHandler<? super K> lateHandler,
+      JoinCounters counters) {}
 
   /** A record's value with its offset and time, as the task's join buffers it. */
   record Tagged<V>(long offset, long timeMillis, V value) {}
@@ -58,10 +59,7 @@ final class JoinTask<K, L, R, O> {
   private long rightPosition;
   private Map<TopicPartition, OffsetAndMetadata> committable = Map.of();
 
-  long pairs;
-  long unmatched;
-  long suppressed;
-  long redelivered;
+  private final JoinCounters counters;
 
   JoinTask(
       Spec<K, L, R, O> spec,
@@ -72,6 +70,7 @@ final class JoinTask<K, L, R, O> {
       long rightStart,
       JoinCheckpoint rightCheckpoint) {
     this.spec = spec;
+    this.counters = spec.counters();
     this.partition = left.partition();
     this.left = left;
     this.right = right;
@@ -149,13 +148,13 @@ final class JoinTask<K, L, R, O> {
     for (JoinRow<K, Joined<O>> row : join.pollResults()) {
       Joined<O> j = row.value();
       if (j == SUPPRESSED) {
-        suppressed++;
+        counters.suppressed++;
         continue;
       }
       if (row.kind() == JoinRow.Kind.PAIR) {
-        pairs++;
+        counters.pairs++;
       } else {
-        unmatched++;
+        counters.unmatched++;
       }
       out.add(
           new KafkaJoinRow<>(
@@ -208,8 +207,13 @@ final class JoinTask<K, L, R, O> {
   private void late(
       JoinSide side, Object source, long timeMillis, long watermarkMillis, K key, Object value) {
     Tagged<?> t = (Tagged<?>) value;
+    if (side == JoinSide.LEFT) {
+      counters.lateLeft++;
+    } else {
+      counters.lateRight++;
+    }
     if (restored.read(side, t.offset())) {
-      redelivered++; // reported when it was first read
+      counters.redelivered++; // reported when it was first read
       return;
     }
     if (spec.lateHandler() != null) {
@@ -244,10 +248,6 @@ final class JoinTask<K, L, R, O> {
 
   int buffered() {
     return join.buffered(JoinSide.LEFT) + join.buffered(JoinSide.RIGHT);
-  }
-
-  long late(JoinSide side) {
-    return join.late(side);
   }
 
   @Override

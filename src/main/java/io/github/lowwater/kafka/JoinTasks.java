@@ -47,6 +47,7 @@ final class JoinTasks<K, L, R, O> {
   private boolean countsChecked;
   private boolean warned;
   private volatile int heldPartitions;
+  private volatile int formedTasks;
 
   JoinTasks(
       Consumer<?, ?> consumer,
@@ -78,6 +79,7 @@ final class JoinTasks<K, L, R, O> {
   /** Drops every task; each is formed again from its commits. */
   void rewind() {
     tasks.clear();
+    formedTasks = 0;
     settle();
   }
 
@@ -107,10 +109,16 @@ final class JoinTasks<K, L, R, O> {
     return heldPartitions;
   }
 
+  /** The tasks formed here, as of the last change; any thread. */
+  int formedTasks() {
+    return formedTasks;
+  }
+
   private void settle() {
     unsettled = true;
     checkPartitionCounts();
     tasks.values().removeIf(t -> !assigned.contains(t.left) || !assigned.contains(t.right));
+    formedTasks = tasks.size();
     List<Integer> toForm = new ArrayList<>();
     Set<TopicPartition> hold = new HashSet<>();
     for (TopicPartition tp : assigned) {
@@ -127,8 +135,12 @@ final class JoinTasks<K, L, R, O> {
     if (!hold.isEmpty()) {
       warnOnce(hold);
     }
-    if (!toForm.isEmpty()) {
-      form(toForm); // may throw: the next poll tries again
+    try {
+      if (!toForm.isEmpty()) {
+        form(toForm); // may throw: the next poll tries again
+      }
+    } finally {
+      formedTasks = tasks.size();
     }
     unsettled = false;
   }

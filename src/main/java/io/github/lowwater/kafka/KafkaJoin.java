@@ -80,9 +80,11 @@ import org.apache.kafka.common.TopicPartition;
  * records of both its partitions, so a partition that goes silent delays its task's unmatched rows
  * (pairs still flow) until it sends again.
  *
- * <p>Not thread-safe: the polling thread only, except {@link #heldPartitionCount()}. No threads of
- * its own. An exception from a mapper, the joiner or the late handler rewinds every task to its
- * last commit (the records come again at the next poll) and propagates.
+ * <p>Not thread-safe: the polling thread only, except {@link #heldPartitionCount()}, {@link
+ * #taskCount()} and the counters ({@link #pairs()} and the others that only grow), which a metrics
+ * registry may read from any thread ({@code io.github.lowwater.micrometer.KafkaJoinMetrics}). No
+ * threads of its own. An exception from a mapper, the joiner or the late handler rewinds every task
+ * to its last commit (the records come again at the next poll) and propagates.
  *
  * @param <K> the join key type
  * @param <L> the left value type
@@ -95,15 +97,15 @@ public final class KafkaJoin<K, L, R, O> {
   private final String leftTopic;
   private final String rightTopic;
   private final JoinTasks<K, L, R, O> tasks;
-  private long skipped;
-  private long ignored;
+  private final JoinCounters counters = new JoinCounters();
 
   private KafkaJoin(Builder<K, L, R, O> b) {
     this.consumer = b.consumer;
     this.leftTopic = b.leftTopic;
     this.rightTopic = b.rightTopic;
     JoinTask.Spec<K, L, R, O> spec =
-        new JoinTask.Spec<>(b.interval, b.type, b.allowedLateness, b.joiner, b.lateHandler);
+        new JoinTask.Spec<>(
+            b.interval, b.type, b.allowedLateness, b.joiner, b.lateHandler, counters);
     this.tasks = new JoinTasks<>(consumer, leftTopic, rightTopic, spec);
   }
 
@@ -165,14 +167,14 @@ public final class KafkaJoin<K, L, R, O> {
         TopicPartition tp = new TopicPartition(r.topic(), r.partition());
         JoinTask<K, L, R, O> task = tasks.task(tp);
         if (task == null) {
-          ignored++; // a held partition's, or one whose task could not be formed: read again
+          counters.ignored++; // a held partition's, or one whose task was not formed: read again
           tasks.ignored(tp, r.offset());
           continue;
         }
         K k = key.apply(r);
         Object v = r.topic().equals(leftTopic) ? left.apply(r) : right.apply(r);
         if (k == null || v == null) {
-          skipped++;
+          counters.skipped++;
           task.skip(tp, r.offset());
           continue;
         }
@@ -241,12 +243,12 @@ public final class KafkaJoin<K, L, R, O> {
   }
 
   /**
-   * Returns the number of tasks whole and formed on this instance.
+   * Returns the number of tasks whole and formed on this instance. Any thread.
    *
    * @return formed tasks
    */
   public int taskCount() {
-    return tasks.all().size();
+    return tasks.formedTasks();
   }
 
   /**
@@ -262,62 +264,73 @@ public final class KafkaJoin<K, L, R, O> {
   }
 
   /**
-   * Returns the pairs emitted by this instance's tasks as they are now (a rewound or dropped task's
-   * count goes with it).
+   * Returns the pairs this instance has returned. Only grows; any thread.
    *
    * @return pairs returned by {@link #pollResults()}
    */
   public long pairs() {
-    return sum(t -> t.pairs);
+    return counters.pairs;
   }
 
   /**
-   * Returns the unmatched rows emitted by this instance's current tasks.
+   * Returns the unmatched rows this instance has returned. Only grows; any thread.
    *
    * @return unmatched rows returned by {@link #pollResults()}
    */
   public long unmatched() {
-    return sum(t -> t.unmatched);
+    return counters.unmatched;
   }
 
   /**
-   * Returns the late records of one side in this instance's current tasks, re-read ones included.
+   * Returns the late records of one side this instance has judged, re-read ones included (see
+   * {@link #redeliveredRecords()}). Only grows; any thread.
    *
    * @param side the side
    * @return records judged late
+   * @throws NullPointerException if {@code side} is null
    */
   public long late(JoinSide side) {
     Objects.requireNonNull(side, "side");
-    return sum(t -> t.late(side));
+    return side == JoinSide.LEFT ? counters.lateLeft : counters.lateRight;
   }
 
   /**
-   * Returns the rows a current task computed again from re-read records and did not emit, because a
-   * checkpoint says they were emitted before its commit.
+   * Returns the late records that were re-read below a checkpoint's position and so not reported to
+   * the late handler again. Only grows; any thread.
+   *
+   * @return late records judged again after a hand-over or a rewind
+   */
+  public long redeliveredRecords() {
+    return counters.redelivered;
+  }
+
+  /**
+   * Returns the rows this instance computed again from re-read records and did not return, because
+   * a checkpoint says they were returned before its commit. Only grows; any thread.
    *
    * @return rows not emitted again
    */
   public long suppressedRows() {
-    return sum(t -> t.suppressed);
+    return counters.suppressed;
   }
 
   /**
-   * Returns the records with a {@code null} key or value, skipped.
+   * Returns the records with a {@code null} key or value, skipped. Only grows; any thread.
    *
    * @return skipped records
    */
   public long skippedRecords() {
-    return skipped;
+    return counters.skipped;
   }
 
   /**
    * Returns the records of partitions without a formed task that a poll returned anyway; each is
-   * read again once its task is formed.
+   * read again once its task is formed. Only grows; any thread.
    *
    * @return records set aside
    */
   public long ignoredRecords() {
-    return ignored;
+    return counters.ignored;
   }
 
   /**

@@ -29,6 +29,9 @@ final class Meters {
   static final String PARTITIONS_IDLE = "lowwater.partitions.idle";
   static final String PARTITIONS_PAUSED = "lowwater.partitions.paused";
   static final String PARTITIONS_HELD = "lowwater.partitions.held";
+  static final String JOIN_TASKS = "lowwater.join.tasks";
+  static final String JOIN_ROWS = "lowwater.join.rows";
+  static final String JOIN_ROWS_SUPPRESSED = "lowwater.join.rows.suppressed";
   static final String WINDOWS_OPEN = "lowwater.windows.open";
   static final String ENTRIES_OPEN = "lowwater.entries.open";
   static final String WINDOWS_FINALIZED = "lowwater.windows.finalized";
@@ -65,6 +68,7 @@ final class Meters {
   static final String WINDOWS = "windows";
   static final String ENTRIES = "entries";
   static final String ROWS = "rows";
+  static final String TASKS = "tasks";
   static final String ADVANCES = "advances";
   static final String PAUSES = "pauses";
   static final String RESUMES = "resumes";
