@@ -15,10 +15,13 @@ import java.util.List;
  * every record below its position whose waiting ended by {@code e} (its close time {@code <= e}). A
  * new owner re-reads from the committed offsets and does not emit those rows again: a pair because
  * it was emitted, an unmatched row also because its partner may lie below the committed offset and
- * not be re-read (docs/design.md, "Joins in a consumer group"). The newest claim is the one that
- * makes the re-reading exact and is never dropped; older ones (from earlier owners whose positions
- * the re-reading has not passed yet) only avoid emitting a row twice, and at most {@link
- * #MAX_CLAIMS} are kept.
+ * not be re-read (docs/design.md, "Joins in a consumer group"). Every claim an owner inherited is
+ * needed until both committed offsets have passed its positions (then no re-read record lies below
+ * it): an older owner's claim is what suppresses the unmatched row of a record whose partner that
+ * owner released, as long as a re-reading has not passed the record. So a claim is dropped only
+ * when both committed offsets have passed it, or when another claim covers it (at least as high in
+ * every component); there is no other cap. Claims pile up only while owners change faster than they
+ * re-read, about 40 bytes each in the metadata (the broker's default limit is 4,096).
  *
  * <p>Format: {@code lj1;w=<watermark>;c=<nLeft>:<nRight>:<e>[,...]}, decimal longs, newest claim
  * first. Immutable.
@@ -26,9 +29,6 @@ import java.util.List;
 final class JoinCheckpoint {
 
   static final String PREFIX = "lj1;";
-
-  /** The most claims kept; the rest are dropped oldest first (a dropped claim only re-emits). */
-  static final int MAX_CLAIMS = 4;
 
   static final JoinCheckpoint NONE = new JoinCheckpoint(WatermarkTracker.UNSEEN, new long[0][]);
 
@@ -45,12 +45,22 @@ final class JoinCheckpoint {
    * new claim, and the restored claims that the new one does not cover.
    */
   static JoinCheckpoint at(
-      long watermarkMillis, long nLeft, long nRight, long e, JoinCheckpoint restored) {
+      long watermarkMillis,
+      long nLeft,
+      long nRight,
+      long e,
+      JoinCheckpoint restored,
+      long committedLeft,
+      long committedRight) {
     List<long[]> all = new ArrayList<>();
     all.add(new long[] {nLeft, nRight, e});
-    all.addAll(List.of(restored.claims));
+    for (long[] c : restored.claims) {
+      if (c[0] > committedLeft || c[1] > committedRight) { // else no re-read record is below it
+        all.add(c);
+      }
+    }
     List<long[]> kept = new ArrayList<>();
-    for (int i = 0; i < all.size() && kept.size() < MAX_CLAIMS; i++) {
+    for (int i = 0; i < all.size(); i++) {
       if (!dominated(all, i)) {
         kept.add(all.get(i));
       }

@@ -3,8 +3,8 @@ package io.github.lowwater.kafka;
 /**
  * What a {@link KafkaJoin} instance has done, counted across its tasks as they come and go (a task
  * dropped at a revocation or a rewind keeps its counts here), so that every count only grows: the
- * monotonic counters a metrics registry expects. Written by the polling thread only; read from any
- * thread (plain fields: a reader may see a count one step old).
+ * monotonic counters a metrics registry expects. Written by the polling thread only (so the
+ * increments of these volatile fields are not racing); read from any thread.
  */
 final class JoinCounters {
 

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * offsets and checkpoints (the consumer is positioned there), and dropped as soon as it loses one
  * of them. A partition whose task is not whole here is <em>held</em>: paused, nothing read,
  * computed or committed. A rewind drops every task and forms them again, which is also how a task
- * comes back after an exception. Writer thread only, except {@link #heldPartitions()}.
+ * comes back after an exception. Writer thread only, except {@link #heldPartitions()} and {@link
+ * #formedTasks()}.
  */
 final class JoinTasks<K, L, R, O> {
 
@@ -90,6 +91,11 @@ final class JoinTasks<K, L, R, O> {
     }
   }
 
+  /** Whether a forming failed and is still to be done. */
+  boolean unsettled() {
+    return unsettled;
+  }
+
   /** The whole task {@code tp} belongs to, or {@code null} if it is held or not formed. */
   JoinTask<K, L, R, O> task(TopicPartition tp) {
     JoinTask<K, L, R, O> task = tasks.get(tp.partition());
@@ -116,9 +122,10 @@ final class JoinTasks<K, L, R, O> {
 
   private void settle() {
     unsettled = true;
-    checkPartitionCounts();
+    // A task that lost a partition goes first, whatever follows throws: nothing of it is committed.
     tasks.values().removeIf(t -> !assigned.contains(t.left) || !assigned.contains(t.right));
     formedTasks = tasks.size();
+    checkPartitionCounts();
     List<Integer> toForm = new ArrayList<>();
     Set<TopicPartition> hold = new HashSet<>();
     for (TopicPartition tp : assigned) {

@@ -10,9 +10,11 @@ import io.github.lowwater.join.StreamJoin;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -105,7 +107,7 @@ public final class KafkaJoin<K, L, R, O> {
     this.rightTopic = b.rightTopic;
     JoinTask.Spec<K, L, R, O> spec =
         new JoinTask.Spec<>(
-            b.interval, b.type, b.allowedLateness, b.joiner, b.lateHandler, counters);
+            b.interval, b.type, b.allowedLateness, b.joiner, b.lateHandler, counters, b.clock);
     this.tasks = new JoinTasks<>(consumer, leftTopic, rightTopic, spec);
   }
 
@@ -150,7 +152,8 @@ public final class KafkaJoin<K, L, R, O> {
    * @param <VR> the record value type
    * @throws NullPointerException if an argument is null
    * @throws RuntimeException what a mapper, the joiner or the late handler threw, after every task
-   *     was rewound to its last commit
+   *     was rewound to its last commit (if the commits could not be read, that exception is added
+   *     as suppressed, and the next {@code onPoll} forms the tasks before it reads anything)
    */
   public <KR, VR> void onPoll(
       ConsumerRecords<KR, VR> records,
@@ -161,12 +164,12 @@ public final class KafkaJoin<K, L, R, O> {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(left, "left");
     Objects.requireNonNull(right, "right");
-    tasks.settleIfNeeded();
     try {
+      Set<TopicPartition> formedNow = formPending(records); // a failure rewinds every task too
       for (ConsumerRecord<KR, VR> r : records) {
         TopicPartition tp = new TopicPartition(r.topic(), r.partition());
         JoinTask<K, L, R, O> task = tasks.task(tp);
-        if (task == null) {
+        if (task == null || formedNow.contains(tp)) {
           counters.ignored++; // a held partition's, or one whose task was not formed: read again
           tasks.ignored(tp, r.offset());
           continue;
@@ -181,9 +184,33 @@ public final class KafkaJoin<K, L, R, O> {
         task.add(tp, r.offset(), r.timestamp(), k, v);
       }
     } catch (RuntimeException | Error e) {
-      rewindToLastCommit();
+      try {
+        rewindToLastCommit();
+      } catch (RuntimeException unread) { // the commits could not be read: the next onPoll retries
+        e.addSuppressed(unread);
+      }
       throw e;
     }
+  }
+
+  /**
+   * Forms the tasks a failed forming left out (the committed offsets could not be read), and
+   * returns the partitions of this poll that had no task before: their records were fetched before
+   * the forming positioned the consumer, so they are set aside and read again from there.
+   */
+  private Set<TopicPartition> formPending(ConsumerRecords<?, ?> records) {
+    if (!tasks.unsettled()) {
+      return Set.of();
+    }
+    Set<TopicPartition> unformed = new HashSet<>();
+    for (TopicPartition tp : records.partitions()) {
+      if (tasks.task(tp) == null) {
+        unformed.add(tp);
+        tasks.ignored(tp, records.records(tp).get(0).offset()); // where a commit-less one starts
+      }
+    }
+    tasks.settleIfNeeded();
+    return unformed;
   }
 
   /**
@@ -225,10 +252,23 @@ public final class KafkaJoin<K, L, R, O> {
     tasks.rewind();
   }
 
-  /** The end of a bounded input: every task releases its waiting records (their rows are due). */
+  /**
+   * The end of a bounded input: every task releases its waiting records (their rows are due). A
+   * joiner that throws on an unmatched row rewinds every task to its last commit, as in {@link
+   * #onPoll}, and the exception propagates.
+   */
   public void finishAll() {
-    for (JoinTask<K, L, R, O> task : tasks.all()) {
-      task.finish();
+    try {
+      for (JoinTask<K, L, R, O> task : tasks.all()) {
+        task.finish();
+      }
+    } catch (RuntimeException | Error e) { // the joiner threw on an unmatched row
+      try {
+        rewindToLastCommit();
+      } catch (RuntimeException unread) {
+        e.addSuppressed(unread);
+      }
+      throw e;
     }
   }
 
@@ -380,6 +420,7 @@ public final class KafkaJoin<K, L, R, O> {
     private String leftTopic;
     private String rightTopic;
     private Consumer<?, ?> consumer;
+    private io.github.lowwater.Clock clock;
 
     private Builder(
         JoinInterval interval, Joiner<? super K, ? super L, ? super R, ? extends O> joiner) {
@@ -473,6 +514,24 @@ public final class KafkaJoin<K, L, R, O> {
       Objects.requireNonNull(consumer, "consumer");
       Checks.requireUnset(this.consumer == null, "consumer", this.consumer);
       this.consumer = consumer;
+      return this;
+    }
+
+    /**
+     * Sets the clock the tasks' watermarks read. The join has no wall-clock rule (no idleness, no
+     * quiet-period advance: rule 74), so the clock only stamps what the watermark trackers record;
+     * a test passes a manual one to show that time alone changes nothing. Default: the system
+     * clock.
+     *
+     * @param clock the clock
+     * @return this builder
+     * @throws NullPointerException if {@code clock} is null
+     * @throws IllegalStateException if the clock was already set
+     */
+    public Builder<K, L, R, O> clock(io.github.lowwater.Clock clock) {
+      Objects.requireNonNull(clock, "clock");
+      Checks.requireUnset(this.clock == null, "clock", this.clock);
+      this.clock = clock;
       return this;
     }
 

@@ -44,8 +44,9 @@ final class CalendarAssigner implements WindowAssigner {
       lastWas0 = false;
       return false;
     }
-    long start = period.startOf(t);
-    long end = period.endOf(t);
+    long[] bounds = period.bounds(t);
+    long start = bounds[0];
+    long end = bounds[1];
     if (lastWas0) { // replace the one not used last
       start1 = start;
       end1 = end;

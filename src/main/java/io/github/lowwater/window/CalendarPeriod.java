@@ -90,14 +90,15 @@ public final class CalendarPeriod {
 
   /**
    * Returns the start, inclusive, of the period that holds an instant: the start of its date (of
-   * its week's first day, of its month's first day) in the zone; {@code Long.MIN_VALUE} if that
+   * its week's first day, of its month's first day) in the zone, or of the next period if that has
+   * begun already (a zone whose clocks go back across midnight); {@code Long.MIN_VALUE} if that
    * lies before it.
    *
    * @param eventTimeMillis epoch milliseconds; any {@code long}
    * @return epoch milliseconds, {@code <= eventTimeMillis}
    */
   public long startOf(long eventTimeMillis) {
-    return millis(first(date(eventTimeMillis)));
+    return bounds(eventTimeMillis)[0];
   }
 
   /**
@@ -108,14 +109,33 @@ public final class CalendarPeriod {
    * @return epoch milliseconds, {@code > eventTimeMillis} unless {@code Long.MAX_VALUE}
    */
   public long endOf(long eventTimeMillis) {
-    LocalDate first = first(date(eventTimeMillis));
-    LocalDate next =
-        switch (unit) {
-          case DAYS -> first.plusDays(1);
-          case WEEKS -> first.plusWeeks(1);
-          case MONTHS -> first.plusMonths(1);
-        };
-    return millis(next);
+    return bounds(eventTimeMillis)[1];
+  }
+
+  /**
+   * The period of {@code t}: that of its date, unless the next period has already begun. A zone
+   * whose clocks go back across midnight (America/St_Johns at 00:01 until 2011) shows a date again
+   * after the next one began; the instant then belongs to the period that began last, so that the
+   * periods tile time.
+   */
+  long[] bounds(long t) {
+    LocalDate first = first(date(t));
+    LocalDate next = next(first);
+    long end = millis(next);
+    while (end <= t && end != Long.MAX_VALUE) {
+      first = next;
+      next = next(first);
+      end = millis(next);
+    }
+    return new long[] {millis(first), end};
+  }
+
+  private LocalDate next(LocalDate first) {
+    return switch (unit) {
+      case DAYS -> first.plusDays(1);
+      case WEEKS -> first.plusWeeks(1);
+      case MONTHS -> first.plusMonths(1);
+    };
   }
 
   /**
@@ -154,14 +174,11 @@ public final class CalendarPeriod {
     } catch (DateTimeException e) { // beyond Instant's range: far beyond a long's milliseconds
       return date.getYear() < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
     }
-    long seconds = start.getEpochSecond();
-    if (seconds >= Long.MAX_VALUE / 1000) {
-      return Long.MAX_VALUE;
+    try {
+      return start.toEpochMilli();
+    } catch (ArithmeticException e) { // beyond a long's milliseconds
+      return start.getEpochSecond() < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
     }
-    if (seconds <= Long.MIN_VALUE / 1000) {
-      return Long.MIN_VALUE;
-    }
-    return start.toEpochMilli();
   }
 
   /**

@@ -191,8 +191,8 @@ class HandOverModelTest {
     /** Session windows with early results, a grace period, or both. */
     SESSIONS_PANES,
     /**
-     * Calendar days (rule 75) in a zone whose midnight falls inside the trace: one window ends, the
-     * next begins, whatever the owners do.
+     * Calendar days, weeks or months (rule 75) in a zone whose midnight of 2026-01-01 falls inside
+     * the trace: one window ends, the next begins, whatever the owners do.
      */
     CALENDAR
   }
@@ -857,8 +857,11 @@ class HandOverModelTest {
     /** Null but for hopping windows. */
     final Duration advance;
 
-    /** Null but for calendar windows: days in a zone whose midnight is inside the trace. */
-    final java.time.ZoneId zone;
+    /**
+     * Null but for calendar windows: days, weeks from Thursday or months in a zone whose midnight
+     * of Thursday 2026-01-01 (the first of a day, a week and a month) is inside the trace.
+     */
+    final io.github.lowwater.window.CalendarPeriod period;
 
     /** Null but for session windows; the span may be null there too. */
     final Duration gap;
@@ -877,10 +880,19 @@ class HandOverModelTest {
       this.lateness = Duration.ofMinutes(new int[] {0, 2, 4}[random.nextInt(3)]);
       // Local midnight of 2026-01-01 falls 0 to 30 minutes after T0 (drawn only for this kind, so
       // that the other kinds' traces stay what they were).
-      this.zone =
-          kind == Kind.CALENDAR
-              ? java.time.ZoneOffset.ofTotalSeconds(-random.nextInt(1_800))
-              : null;
+      if (kind == Kind.CALENDAR) {
+        java.time.ZoneId zone = java.time.ZoneOffset.ofTotalSeconds(-random.nextInt(1_800));
+        this.period =
+            switch (random.nextInt(3)) {
+              case 0 -> io.github.lowwater.window.CalendarPeriod.days(zone);
+              case 1 ->
+                  io.github.lowwater.window.CalendarPeriod.weeks(
+                      zone, java.time.DayOfWeek.THURSDAY);
+              default -> io.github.lowwater.window.CalendarPeriod.months(zone);
+            };
+      } else {
+        this.period = null;
+      }
       this.advance =
           kind == Kind.HOPPING || kind == Kind.HOPPING_PANES
               ? Duration.ofMinutes(1 + random.nextInt(3))
@@ -961,10 +973,8 @@ class HandOverModelTest {
       KafkaWindows.Builder<Long, Set<Long>> b =
           gap != null
               ? KafkaWindows.sessions(gap, new Ids()).allowedLateness(lateness)
-              : zone != null
-                  ? KafkaWindows.builder(
-                          io.github.lowwater.window.CalendarPeriod.days(zone), new Ids())
-                      .allowedLateness(lateness)
+              : period != null
+                  ? KafkaWindows.builder(period, new Ids()).allowedLateness(lateness)
                   : KafkaWindows.builder(SIZE, new Ids()).allowedLateness(lateness);
       if (maxSessionSpan != null) {
         b.maxSessionSpan(maxSessionSpan);

@@ -44,9 +44,16 @@ class KafkaJoinTest {
       seeks.put(partition, offset);
     }
 
+    /** Makes the next {@code committed} call fail, as when the coordinator is away. */
+    boolean failNextCommitted;
+
     @Override
     public synchronized Map<TopicPartition, OffsetAndMetadata> committed(
         Set<TopicPartition> partitions) {
+      if (failNextCommitted) {
+        failNextCommitted = false;
+        throw new org.apache.kafka.common.errors.TimeoutException("the coordinator is away");
+      }
       Map<TopicPartition, OffsetAndMetadata> c = new HashMap<>(group);
       c.keySet().retainAll(partitions);
       return c;
@@ -187,6 +194,48 @@ class KafkaJoinTest {
     assertThat(rows.get(0).id()).isEqualTo("0/0/1");
     assertThat(rows.get(0).value()).isEqualTo("orders0|payments1");
     assertThat(rows.get(0).timeMillis()).isEqualTo(T0 + 5);
+  }
+
+  @Test
+  void aTaskWhoseCommitsCouldNotBeReadIsFormedAtTheNextPollWhichReadsItsRecordsAgain() {
+    Consumer consumer = new Consumer();
+    consumer.group.put(L0, new OffsetAndMetadata(3, "lj1;w=" + Long.MIN_VALUE + ";c="));
+    KafkaJoin<String, String, String, String> join = builder().consumer(consumer).build();
+    consumer.failNextCommitted = true;
+    assertThatThrownBy(() -> join.rebalanceListener().onPartitionsAssigned(List.of(L0, R0)))
+        .hasMessage("the coordinator is away");
+    assertThat(join.taskCount()).isZero();
+    // Records fetched from wherever the consumer was: set aside, and the task formed from its
+    // commits.
+    feed(join, rec(L0, 5, 0, "a"), rec(R0, 2, 0, "a"));
+    assertThat(join.taskCount()).isEqualTo(1);
+    assertThat(join.ignoredRecords()).isEqualTo(2);
+    assertThat(join.buffered()).isZero();
+    assertThat(consumer.seeks)
+        .as("the left side at its commit, the right (no commit) where this poll began")
+        .containsEntry(L0, 3L)
+        .containsEntry(R0, 2L);
+    feed(join, rec(L0, 3, 0, "a"), rec(R0, 2, 0, "a"));
+    assertThat(join.buffered()).isEqualTo(2);
+  }
+
+  @Test
+  void aSilentPartitionHoldsItsTaskHoweverLongItIsSilent() {
+    io.github.lowwater.ManualClock clock = new io.github.lowwater.ManualClock();
+    Consumer consumer = new Consumer();
+    KafkaJoin<String, String, String, String> join =
+        builder().consumer(consumer).clock(clock).build(); // LEFT, within 10 ms, lateness 20 ms
+    join.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
+    feed(join, rec(L0, 0, 0, "a"), rec(R0, 0, 0, "a"));
+    assertThat(join.pollResults()).extracting(KafkaJoinRow::id).containsExactly("0/0/0");
+    clock.advance(java.time.Duration.ofHours(1)); // far past any idle timeout
+    feed(join, rec(L0, 1, 1_000, "b"), rec(L0, 2, 5_000, "c"));
+    assertThat(join.pollResults())
+        .as("no unmatched row while the right partition may still send a partner")
+        .isEmpty();
+    assertThat(join.watermark(0)).isEqualTo(T0 - 20);
+    feed(join, rec(R0, 1, 5_000, "c"));
+    assertThat(join.pollResults()).extracting(KafkaJoinRow::id).containsExactly("0/2/1", "0/1/-1");
   }
 
   @Test

@@ -105,6 +105,39 @@ class KafkaWindowsShapesTest {
         .hasMessageContaining("session windows of gap PT1M");
   }
 
+  @Test
+  void calendarWindowsInTheMergedScopeCloseOnTheSlowestPartition() {
+    TopicPartition p1 = new TopicPartition("shapes", 1);
+    CalendarPeriod months = CalendarPeriod.months(ZoneId.of("Asia/Kolkata"));
+    MockConsumer<String, String> consumer = KafkaWindowsTest.assigned(P0, p1);
+    KafkaWindows<String, Long, Long> w =
+        KafkaWindows.builder(months, Aggregators.sumLong())
+            .resultScope(ResultScope.MERGED)
+            .allowedLateness(Duration.ZERO)
+            .consumer(consumer)
+            .build();
+    w.rebalanceListener().onPartitionsAssigned(List.of(P0, p1));
+    long january = CalendarPeriodTestAccess.at("2026-01-31T23:00+05:30[Asia/Kolkata]");
+    long february = CalendarPeriodTestAccess.at("2026-02-01T00:00+05:30[Asia/Kolkata]");
+    w.onPoll(
+        KafkaWindowsTest.recordsOf(
+            List.of(
+                JoinHandOverModelTest.Trace.record(P0, 0, january, "k", "v"),
+                JoinHandOverModelTest.Trace.record(P0, 1, february, "k", "v"),
+                JoinHandOverModelTest.Trace.record(p1, 0, january, "k", "v"))),
+        r -> r.key(),
+        r -> 1L);
+    assertThat(w.pollFinalized()).as("p1 holds January open").isEmpty();
+    w.onPoll(
+        KafkaWindowsTest.recordsOf(
+            List.of(JoinHandOverModelTest.Trace.record(p1, 1, february, "k", "v"))),
+        r -> r.key(),
+        r -> 1L);
+    assertThat(w.pollFinalized())
+        .extracting(WindowResult::start, WindowResult::end, WindowResult::value)
+        .containsExactly(tuple(months.startOf(january), february, 2L));
+  }
+
   /** {@code CalendarPeriodTest.at} lives in another package. */
   static final class CalendarPeriodTestAccess {
     static long at(String zonedDateTime) {

@@ -59,6 +59,20 @@ class CalendarPeriodTest {
   }
 
   @Test
+  void whenTheClocksGoBackAcrossMidnightTheInstantBelongsToThePeriodThatBeganLast() {
+    // St. John's turned its clocks back at 00:01 until 2011: on 2007-11-04 at 00:01 NDT it was
+    // 23:01 NST on the 3rd again. Nov 4 began at 00:00 NDT (02:30Z); 03:00Z reads Nov 3 23:30.
+    ZoneId stJohns = ZoneId.of("America/St_Johns");
+    CalendarPeriod days = CalendarPeriod.days(stJohns);
+    long t = java.time.Instant.parse("2007-11-04T03:00:00Z").toEpochMilli();
+    assertThat(Instant.ofEpochMilli(t).atZone(stJohns).toLocalDate())
+        .isEqualTo(java.time.LocalDate.of(2007, 11, 3));
+    assertThat(days.startOf(t)).isEqualTo(at("2007-11-04T00:00-02:30[America/St_Johns]"));
+    assertThat(days.endOf(t)).isGreaterThan(t);
+    assertThat(days.endOf(days.startOf(t) - 1)).as("the periods tile").isEqualTo(days.startOf(t));
+  }
+
+  @Test
   void aMonthLasts28To31Days() {
     CalendarPeriod months = CalendarPeriod.months(ZoneId.of("UTC"));
     assertThat(length(months, at("2026-02-14T00:00Z[UTC]"))).isEqualTo(Duration.ofDays(28));

@@ -21,10 +21,11 @@ import org.junit.jupiter.api.Test;
 /**
  * Calendar windows against a naive reference built on {@code java.time} ({@code
  * ZonedDateTime.truncatedTo(DAYS)}, plus days, weeks or months), over random traces in random zones
- * of {@code ZoneId.getAvailableZoneIds()}. The one difference, mapped to rule 75: where a date's
- * midnight falls in an overlap (the clocks go back across midnight), {@code truncatedTo} keeps the
- * instant's own offset and may give the later of the two midnights; a calendar window starts at the
- * first instant of its date, the earlier one.
+ * of {@code ZoneId.getAvailableZoneIds()}. Two differences, mapped to rule 75: where a date's
+ * midnight falls in an overlap, {@code truncatedTo} keeps the instant's own offset and may give the
+ * later of the two midnights, while a calendar window starts at the first instant of its date, the
+ * earlier one; and where the clocks go back across midnight, an instant can read a date whose next
+ * period has begun already, and belongs to that period.
  */
 class CalendarWindowsReferenceTest {
 
@@ -50,8 +51,25 @@ class CalendarWindowsReferenceTest {
         end = start.plusMonths(1).truncatedTo(ChronoUnit.DAYS);
       }
     }
-    return new long[] {firstInstantOfItsDate(start), firstInstantOfItsDate(end)};
+    long[] period = {firstInstantOfItsDate(start), firstInstantOfItsDate(end)};
+    while (period[1] <= t && period[1] != Long.MAX_VALUE) {
+      // Rule 75's other mapped difference: the clocks went back across midnight, so t reads a
+      // date whose next period has begun already; t belongs to the period that began last.
+      reentered++;
+      ZonedDateTime next = Instant.ofEpochMilli(period[1]).atZone(p.zone());
+      ZonedDateTime after =
+          switch (p.unit()) {
+            case DAYS -> next.plusDays(1);
+            case WEEKS -> next.plusDays(7);
+            default -> next.plusMonths(1);
+          };
+      period = new long[] {period[1], firstInstantOfItsDate(after.truncatedTo(ChronoUnit.DAYS))};
+    }
+    return period;
   }
+
+  /** Counts the instants whose date had been left already (rule 75). */
+  static int reentered;
 
   /** Counts the overlap-at-midnight differences the reference has: rule 75's first instant. */
   static int overlaps;
@@ -104,8 +122,9 @@ class CalendarWindowsReferenceTest {
       }
     }
     System.out.printf(
-        "calendar reference: %,d instants in %,d zones compared; %d midnights in an overlap%n",
-        compared, ZONES.size(), overlaps);
+        "calendar reference: %,d instants in %,d zones compared; %d midnights in an overlap, %d"
+            + " instants of a date left already%n",
+        compared, ZONES.size(), overlaps, reentered);
     assertThat(compared).isEqualTo(100_000);
   }
 
