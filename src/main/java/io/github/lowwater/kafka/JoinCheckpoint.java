@@ -85,6 +85,11 @@ final class JoinCheckpoint {
     return false;
   }
 
+  /** These claims, with a partition's own watermark before its committed offset. */
+  JoinCheckpoint withWatermark(long watermarkMillis) {
+    return new JoinCheckpoint(watermarkMillis, claims);
+  }
+
   /** The union of two partitions' checkpoints' claims (each claim is true), with this watermark. */
   JoinCheckpoint withClaimsOf(JoinCheckpoint other) {
     List<long[]> all = new ArrayList<>(List.of(claims));

@@ -110,13 +110,12 @@ final class JoinTask<K, L, R, O> {
   }
 
   /**
-   * Adds one record of {@code tp} (one of the task's two partitions), read at {@code offset}. A
-   * joiner or late handler that throws leaves the join as it was and the position unmoved: the
-   * caller rewinds the task to its last commit.
+   * Adds one record of the left partition or the right one, read at {@code offset}. A joiner or
+   * late handler that throws leaves the join as it was and the position unmoved: the caller rewinds
+   * the task to its last commit.
    */
   @SuppressWarnings("unchecked") // the value's type is the side's, by the caller's mapping
-  void add(TopicPartition tp, long offset, long timeMillis, K key, Object value) {
-    boolean isLeft = tp.equals(left);
+  void add(boolean isLeft, long offset, long timeMillis, K key, Object value) {
     JoinPins pins = isLeft ? leftPins : rightPins;
     WatermarkTracker.Source source = isLeft ? leftSource : rightSource;
     long before = join.sourceWatermark(source);
@@ -124,7 +123,7 @@ final class JoinTask<K, L, R, O> {
         isLeft
             ? join.addLeft(source, timeMillis, key, new Tagged<>(offset, timeMillis, (L) value))
             : join.addRight(source, timeMillis, key, new Tagged<>(offset, timeMillis, (R) value));
-    skip(tp, offset);
+    skip(isLeft, offset);
     if (onTime) {
       pins.pin(offset, pinMillis(isLeft ? JoinSide.LEFT : JoinSide.RIGHT, timeMillis), before);
     }
@@ -132,8 +131,8 @@ final class JoinTask<K, L, R, O> {
   }
 
   /** Moves past a record that is not joined (its key or value mapped to null). */
-  void skip(TopicPartition tp, long offset) {
-    if (tp.equals(left)) {
+  void skip(boolean isLeft, long offset) {
+    if (isLeft) {
       leftPosition = offset + 1;
     } else {
       rightPosition = offset + 1;
@@ -148,9 +147,16 @@ final class JoinTask<K, L, R, O> {
 
   private void release() {
     long watermark = join.watermark();
+    if (watermark == releasedAt) {
+      return; // a record just pinned is above the watermark: nothing new to release
+    }
+    releasedAt = watermark;
     leftPins.release(watermark);
     rightPins.release(watermark);
   }
+
+  /** The watermark the pins were last released at. */
+  private long releasedAt = Long.MIN_VALUE;
 
   /** Appends the rows computed since the last drain, and takes the offsets to commit for them. */
   void drain(List<KafkaJoinRow<K, O>> out) {
@@ -175,27 +181,28 @@ final class JoinTask<K, L, R, O> {
               j.leftOffset(),
               j.rightOffset()));
     }
-    long e = join.watermark();
+    // One set of claims for both partitions (the same commit); each partition adds its watermark.
+    long committedLeft = committedOffset(leftPins, leftPosition);
+    long committedRight = committedOffset(rightPins, rightPosition);
+    JoinCheckpoint claims =
+        JoinCheckpoint.at(
+            WatermarkTracker.UNSEEN,
+            leftPosition,
+            rightPosition,
+            join.watermark(),
+            restored,
+            committedLeft,
+            committedRight);
     Map<TopicPartition, OffsetAndMetadata> offsets = new LinkedHashMap<>(4);
-    offsets.put(left, commitOf(leftPins, leftSource, leftPosition, e));
-    offsets.put(right, commitOf(rightPins, rightSource, rightPosition, e));
+    offsets.put(left, commitOf(committedLeft, leftPins, leftSource, claims));
+    offsets.put(right, commitOf(committedRight, rightPins, rightSource, claims));
     committable = offsets;
   }
 
   private OffsetAndMetadata commitOf(
-      JoinPins pins, WatermarkTracker.Source source, long position, long e) {
-    long offset = committedOffset(pins, position);
+      long offset, JoinPins pins, WatermarkTracker.Source source, JoinCheckpoint claims) {
     long watermark = pins.isEmpty() ? join.sourceWatermark(source) : pins.watermarkBeforeOldest();
-    JoinCheckpoint c =
-        JoinCheckpoint.at(
-            watermark,
-            leftPosition,
-            rightPosition,
-            e,
-            restored,
-            committedOffset(leftPins, leftPosition),
-            committedOffset(rightPins, rightPosition));
-    return new OffsetAndMetadata(offset, c.encode());
+    return new OffsetAndMetadata(offset, claims.withWatermark(watermark).encode());
   }
 
   private static long committedOffset(JoinPins pins, long position) {

@@ -166,22 +166,25 @@ public final class KafkaJoin<K, L, R, O> {
     Objects.requireNonNull(right, "right");
     try {
       Set<TopicPartition> formedNow = formPending(records); // a failure rewinds every task too
-      for (ConsumerRecord<KR, VR> r : records) {
-        TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+      for (TopicPartition tp : records.partitions()) { // one lookup and one side per partition
+        List<ConsumerRecord<KR, VR>> batch = records.records(tp);
         JoinTask<K, L, R, O> task = tasks.task(tp);
         if (task == null || formedNow.contains(tp)) {
-          counters.ignored++; // a held partition's, or one whose task was not formed: read again
-          tasks.ignored(tp, r.offset());
+          counters.ignored += batch.size(); // a held partition's, or a task not formed: read again
+          tasks.ignored(tp, batch.get(0).offset());
           continue;
         }
-        K k = key.apply(r);
-        Object v = r.topic().equals(leftTopic) ? left.apply(r) : right.apply(r);
-        if (k == null || v == null) {
-          counters.skipped++;
-          task.skip(tp, r.offset());
-          continue;
+        boolean isLeft = tp.topic().equals(leftTopic);
+        for (ConsumerRecord<KR, VR> r : batch) {
+          K k = key.apply(r);
+          Object v = isLeft ? left.apply(r) : right.apply(r);
+          if (k == null || v == null) {
+            counters.skipped++;
+            task.skip(isLeft, r.offset());
+            continue;
+          }
+          task.add(isLeft, r.offset(), r.timestamp(), k, v);
         }
-        task.add(tp, r.offset(), r.timestamp(), k, v);
       }
     } catch (RuntimeException | Error e) {
       try {

@@ -79,13 +79,8 @@ class CoPartitionedGroupBrokerTest {
     broker.createTopic(source, PARTITIONS);
     broker.createTopic(target, PARTITIONS);
     Map<String, Object> config =
-        GroupClients.consumer(broker.bootstrapServers(), groupId, protocol);
-    if (protocol == GroupProtocol.CLASSIC) {
-      config.put(
-          ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RangeAssignor.class.getName());
-    } else {
-      config.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, "range");
-    }
+        rangeAssigned(
+            GroupClients.consumer(broker.bootstrapServers(), groupId, protocol), protocol);
     Map<TopicPartition, Long> ends = new HashMap<>();
     try (TestGroup<String, String, KafkaWindows<String, Sided<Long, Long>, Reconciled<Long, Long>>>
         group = reconcilingGroup(config, source, target)) {
@@ -154,6 +149,20 @@ class CoPartitionedGroupBrokerTest {
       assertThat(committed).hasSize(2 * PARTITIONS);
       assertThat(CommittedOffsets.withoutMetadata(committed, "lw")).isEmpty();
     }
+  }
+
+  /**
+   * The consumer settings with the assignor that keeps partition i of every topic on one member:
+   * the classic {@code RangeAssignor}, or the consumer protocol's server-side {@code range}.
+   */
+  static Map<String, Object> rangeAssigned(Map<String, Object> config, GroupProtocol protocol) {
+    if (protocol == GroupProtocol.CLASSIC) {
+      config.put(
+          ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RangeAssignor.class.getName());
+    } else {
+      config.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, "range");
+    }
+    return config;
   }
 
   /**

@@ -22,12 +22,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.CommitFailedException;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.consumer.RangeAssignor;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -77,13 +75,8 @@ class JoinGroupBrokerTest {
     broker.createTopic(orders, PARTITIONS);
     broker.createTopic(payments, PARTITIONS);
     Map<String, Object> config =
-        GroupClients.consumer(broker.bootstrapServers(), groupId, protocol);
-    if (protocol == GroupProtocol.CLASSIC) {
-      config.put(
-          ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RangeAssignor.class.getName());
-    } else {
-      config.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, "range");
-    }
+        CoPartitionedGroupBrokerTest.rangeAssigned(
+            GroupClients.consumer(broker.bootstrapServers(), groupId, protocol), protocol);
     Map<TopicPartition, Long> ends = new HashMap<>();
     try (TestGroup<String, String, KafkaJoin<String, String, String, String>> group =
         new TestGroup<>(
