@@ -14,8 +14,8 @@ import java.util.Objects;
  * where an event goes into the windows that hold its event time, a window is finalized once the
  * watermark reaches its end, and events that arrive behind the watermark are counted and handed to
  * a late path instead of being silently dropped. The kinds are {@link TumblingWindows}, {@link
- * HoppingWindows} and {@link SessionWindows}; each says which windows an event belongs to and when
- * it is late, and nothing else differs.
+ * HoppingWindows}, {@link SessionWindows} and {@link SlidingWindows}; each says which windows an
+ * event belongs to and when it is late, and nothing else differs.
  *
  * <p><b>Not thread-safe for writes; confine every mutating call to one thread</b> (the polling
  * thread). {@link #watermark()}, {@link #activeSources()}, {@link #events()} and {@link #stats()}

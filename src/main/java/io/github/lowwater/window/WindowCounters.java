@@ -87,6 +87,15 @@ final class WindowCounters {
     OPEN_ENTRIES.setRelease(this, openEntries - entries);
   }
 
+  /**
+   * Entries closed while their window stays open (the records a sliding window key lets go of).
+   *
+   * @param entries the number closed
+   */
+  void entriesClosed(int entries) {
+    OPEN_ENTRIES.setRelease(this, openEntries - entries);
+  }
+
   /** A window was finalized: its results wait for the next drain. */
   void windowFinalized() {
     FINALIZED_WINDOWS.setRelease(this, finalizedWindows + 1);

@@ -13,8 +13,8 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * What every kind promises through {@link EventTimeWindows}, checked on each of the three: the
- * empty poll, the drain's count, {@code lastWindowEnd} as the lateness edge, {@code isLate} as the
+ * What every kind promises through {@link EventTimeWindows}, checked on each of the four: the empty
+ * poll, the drain's count, {@code lastWindowEnd} as the lateness edge, {@code isLate} as the
  * verdict of {@code add}, and {@code markWritten}.
  */
 class WindowKindsContractTest {
@@ -55,6 +55,7 @@ class WindowKindsContractTest {
     assertThat(kinds.get(0).lastWindowEnd(14)).isEqualTo(20);
     assertThat(kinds.get(1).lastWindowEnd(14)).isEqualTo(20);
     assertThat(kinds.get(2).lastWindowEnd(14)).isEqualTo(19);
+    assertThat(kinds.get(3).lastWindowEnd(14)).as("sliding [14, 24)").isEqualTo(24);
   }
 
   @Test
@@ -74,6 +75,8 @@ class WindowKindsContractTest {
     assertThat(rows.get(0)).as("tumbling").containsExactly("[10,20)=1");
     assertThat(rows.get(1)).as("hopping").containsExactly("[5,15)=1", "[10,20)=1");
     assertThat(rows.get(2)).as("sessions").containsExactly("[12,17)=1");
+    // [-6,4) ends by 10; 12's own [3,13) and 3's right window [4,14) are later
+    assertThat(rows.get(3)).as("sliding").containsExactly("[3,13)=2", "[4,14)=1");
     for (EventTimeWindows<String, Long, Long> w : kinds) {
       assertThat(w.stats().openWindows()).as("%s: dropped ones are gone too", w).isZero();
       assertThat(w.stats().openEntries()).isZero();
@@ -102,11 +105,14 @@ class WindowKindsContractTest {
               Duration.ofMillis(12), Duration.ofMillis(4), Aggregators.sumLong());
       SessionWindows.Builder<Long, Long> sessions =
           SessionWindows.builder(Duration.ofMillis(6), Aggregators.sumLong());
+      SlidingWindows.Builder<Long, Long> sliding =
+          SlidingWindows.builder(Duration.ofMillis(7), Aggregators.sumLong());
       List<EventTimeWindows<String, Long, Long>> kinds =
           List.of(
               guarded(tumbling, clock, policy).<String, Long>build(),
               guarded(hopping, clock, policy).<String, Long>build(),
-              guarded(sessions, clock, policy).<String, Long>build());
+              guarded(sessions, clock, policy).<String, Long>build(),
+              guarded(sliding, clock, policy).<String, Long>build());
       for (EventTimeWindows<String, Long, Long> w : kinds) {
         for (int i = 0; i < 200; i++) {
           clock.advance(Duration.ofMillis(random.nextInt(3)));

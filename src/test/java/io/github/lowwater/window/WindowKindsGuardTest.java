@@ -60,6 +60,10 @@ class WindowKindsGuardTest {
         SessionWindows.builder(Duration.ofMillis(5), Aggregators.sumLong())
             .allowedLateness(Duration.ZERO)
             .clock(clock)
+            .build(),
+        SlidingWindows.builder(Duration.ofMillis(9), Aggregators.sumLong())
+            .allowedLateness(Duration.ZERO)
+            .clock(clock)
             .build());
   }
 

@@ -1,0 +1,220 @@
+package io.github.lowwater.window;
+
+import io.github.lowwater.internal.Checks;
+import io.github.lowwater.internal.TimeMath;
+import java.time.Duration;
+
+/**
+ * Keyed sliding event-time windows, defined by the records themselves: the windows of Kafka
+ * Streams' {@code SlidingWindows.ofTimeDifferenceAndGrace(d, grace)} (KIP-450), "the last {@code d}
+ * at every record". For each record of a key at {@code t}, the window that ends at it, holding the
+ * key's records in {@code [t - d, t]}, and, when a record of the key lies in {@code (t, t + d]},
+ * the window that starts just after it, {@code [t + 1, t + 1 + d]}: so every distinct non-empty set
+ * of a key's records that lie within {@code d} of each other is one window. Written half-open as
+ * every kind's windows are, a window is {@code [end - d - 1, end)}: Kafka Streams' inclusive {@code
+ * [start, end]} is our {@code [start, end + 1)}.
+ *
+ * <p><b>Not thread-safe for writes; confine every mutating call to one thread.</b> {@code add}
+ * costs a key lookup, an insertion into the key's records in time order (a copy of the records it
+ * precedes, none in order) and {@code O(log keys)} to reschedule the key; a window costs {@code
+ * O(log keys)} when the watermark decides it and a fold of its records when it is drained. The
+ * records of a key are held until every window that can hold them is decided and drained: about
+ * {@code d} of event time per key. No allocation at steady state with the built-in {@code long}
+ * aggregators (a key's arrays grow by doubling and are reused). No threads are started.
+ *
+ * <h2>Rules</h2>
+ *
+ * <ol>
+ *   <li>The windows of a key are {@code [e - d - 1, e)} for each of its records at {@code e - 1}
+ *       and, when a record lies in {@code [e - d - 1, e)}, for each of its records at {@code e - d
+ *       - 2}; a window that both define is one window.
+ *   <li>An event at {@code t} is <em>late</em> iff {@code t + d + 1 <= watermark} at its arrival:
+ *       the last window that can hold it, {@code [t, t + d + 1)}, is finalized. Counted once,
+ *       handed to the late handler once, with {@code t + d + 1} as {@code windowEnd}. Kafka Streams
+ *       drops a record iff {@code t + 1 + d <= streamTime - grace}: the same edge, with our allowed
+ *       lateness as its grace.
+ *   <li>A window is finalized once the watermark reaches its end, in ascending end order (equal
+ *       ends in an order that depends only on the calls made), each exactly once: with the records
+ *       admitted before then. Its value folds, in time order, the key's records in it that arrived
+ *       while it was open; a record that arrives after a window closed (it is not late if a later
+ *       window can hold it: counted in {@link WindowStats#partiallyLate()}) goes only into the
+ *       windows still open, and a window that only such a record defines is never emitted.
+ *   <li>If the aggregator's {@code add} or {@code result} throws during a drain, the window being
+ *       folded stays at the head of the queue, unchanged, and the next drain folds it again.
+ *   <li>At the {@code long} bounds starts and ends saturate: a window whose end would pass {@code
+ *       Long.MAX_VALUE} ends there and holds the records through it; of several such, one.
+ * </ol>
+ *
+ * <p>Early results, a grace period and per-source lateness are not offered yet: {@code build()}
+ * refuses them.
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ * @param <R> the result type
+ */
+public final class SlidingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
+
+  private final long timeDifferenceMillis;
+  private final SlidingStore store;
+
+  private SlidingWindows(Builder<? super V, R> builder) {
+    super(builder);
+    this.timeDifferenceMillis = builder.timeDifferenceMillis;
+    this.store = new SlidingStore(timeDifferenceMillis, counters);
+  }
+
+  /**
+   * Returns a builder for sliding windows of the given time difference folded with the given
+   * aggregator.
+   *
+   * @param timeDifference the largest difference between two records' times in one window, at least
+   *     0; converted to milliseconds once, saturating (sub-millisecond parts are dropped)
+   * @param aggregator folds the values of one key in one window; it need not merge
+   * @param <V> the value type
+   * @param <R> the result type
+   * @return a new builder
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code timeDifference} is negative
+   */
+  public static <V, R> Builder<V, R> builder(
+      Duration timeDifference, Aggregator<? super V, ?, R> aggregator) {
+    return new Builder<>(timeDifference, aggregator);
+  }
+
+  /**
+   * Returns the time difference in milliseconds: a window is {@code timeDifference + 1} long.
+   *
+   * @return the time difference, {@code >= 0}
+   */
+  public long timeDifferenceMillis() {
+    return timeDifferenceMillis;
+  }
+
+  @Override
+  public String toString() {
+    return "SlidingWindows{timeDifferenceMillis=" + timeDifferenceMillis + ", " + stats() + "}";
+  }
+
+  @Override
+  long lateEnd(long eventTimeMillis) {
+    return TimeMath.saturatedAdd(TimeMath.saturatedAdd(eventTimeMillis, timeDifferenceMillis), 1);
+  }
+
+  @Override
+  void accumulate(long eventTimeMillis, K key, V value, long watermark) {
+    int id = keys.id(key);
+    if (TimeMath.saturatedAdd(eventTimeMillis, 1) <= watermark) {
+      counters.partiallyLate(); // the window ending at it is finalized
+    }
+    store.add(id, eventTimeMillis, value, watermark);
+  }
+
+  @Override
+  void closeReady(long watermark) {
+    store.close(watermark, writtenThroughMillis);
+  }
+
+  @Override
+  boolean noneReady() {
+    return store.ready() == 0;
+  }
+
+  @Override
+  int readyResults() {
+    return store.ready();
+  }
+
+  @Override
+  void visitReady(ResultVisitor<? super K, ? super R> visitor) {
+    for (int i = 0; i < store.ready(); i++) {
+      visit(i, visitor);
+    }
+  }
+
+  @Override
+  void takeReady() {
+    while (store.ready() > 0) {
+      taken();
+    }
+  }
+
+  @Override
+  int drainReady(ResultVisitor<? super K, ? super R> visitor) {
+    int count = 0;
+    while (store.ready() > 0) {
+      visit(0, visitor);
+      taken();
+      count++;
+    }
+    return count;
+  }
+
+  private void visit(int i, ResultVisitor<? super K, ? super R> visitor) {
+    @SuppressWarnings("unchecked") // keys are only ever added through add(..., K key, ...)
+    K key = (K) keys.key(store.readyKey(i));
+    long end = store.readyEnd(i);
+    long start = store.startOf(end);
+    if (longFold != null) {
+      visitor.visitLongPane(start, end, key, store.foldLong(i, longFold), Timing.ON_TIME, 0, true);
+    } else {
+      visitor.visitPane(
+          start,
+          end,
+          key,
+          aggregator.result(store.fold(i, objectAggregator())),
+          Timing.ON_TIME,
+          0,
+          true);
+    }
+  }
+
+  private void taken() {
+    store.take();
+    keys.emitted();
+  }
+
+  @Override
+  void markLiveIds(long[] live) {
+    store.markIds(live);
+  }
+
+  /**
+   * Configures {@link SlidingWindows}: the time difference and the aggregator, and the options
+   * every kind shares ({@link WindowOptions}) except early results, a grace period and per-source
+   * lateness, which {@link #build()} refuses.
+   *
+   * @param <V> the value type
+   * @param <R> the result type
+   */
+  public static final class Builder<V, R> extends WindowOptions<V, R, Builder<V, R>> {
+    private final long timeDifferenceMillis;
+
+    private Builder(Duration timeDifference, Aggregator<? super V, ?, R> aggregator) {
+      super(aggregator);
+      Checks.requireNonNegative(timeDifference, "timeDifference");
+      this.timeDifferenceMillis = TimeMath.toMillisSaturated(timeDifference);
+    }
+
+    /**
+     * Builds the windows, with no source, no record and no watermark.
+     *
+     * @param <K> the key type
+     * @param <W> the value type: the builder's, or a subtype
+     * @return new windows
+     * @throws IllegalStateException if early results, a grace period or per-source lateness were
+     *     set: sliding windows do not offer them yet
+     */
+    public <K, W extends V> SlidingWindows<K, W, R> build() {
+      checkPerSourceLateness("sliding windows", false);
+      if (paned()) {
+        throw new IllegalStateException(
+            "sliding windows do not offer early results or a grace period yet: earlyResults "
+                + Duration.ofMillis(earlyMillis())
+                + ", grace "
+                + Duration.ofMillis(graceMillis())
+                + " (use allowedLateness to wait for late records)");
+      }
+      return new SlidingWindows<K, W, R>(this);
+    }
+  }
+}

@@ -1,0 +1,211 @@
+package io.github.lowwater.window;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.lowwater.ManualClock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The rules of {@link SlidingWindows} at their edges, on a manual clock (semantics rule 77): which
+ * windows the records define, lateness at {@code t + d + 1}, a record that arrives after some of
+ * its windows closed, equal times, a time difference of 0, a throwing aggregator, the {@code long}
+ * bounds, and the builder's refusals.
+ */
+class SlidingWindowsTest {
+
+  private static SlidingWindows<String, Long, Long> sliding(long d, long lateness) {
+    return SlidingWindows.builder(Duration.ofMillis(d), Aggregators.sumLong())
+        .allowedLateness(Duration.ofMillis(lateness))
+        .clock(new ManualClock())
+        .build();
+  }
+
+  private static List<String> rows(EventTimeWindows<String, Long, Long> w) {
+    List<String> rows = new ArrayList<>();
+    w.drainFinalized((s, e, k, v) -> rows.add(k + "[" + s + "," + e + ")=" + v));
+    return rows;
+  }
+
+  @Test
+  void eachRecordEndsAWindowAndStartsOneJustAfterItWhenALaterRecordIsWithinTheDifference() {
+    SlidingWindows<String, Long, Long> w = sliding(10, 100);
+    w.add(8, "k", 1L);
+    w.add(12, "k", 10L);
+    w.add(25, "k", 100L);
+    w.finish();
+    // 8 ends [-2,9); 12 ends [2,13) holding 8 and 12; 8's right window [9,20) holds 12; 12 has
+    // nothing in (12, 22], so no right window; 25 ends [15,26).
+    assertThat(rows(w)).containsExactly("k[-2,9)=1", "k[2,13)=11", "k[9,20)=10", "k[15,26)=100");
+  }
+
+  @Test
+  void windowsAreFinalizedOnceTheWatermarkReachesTheirEndAndNotBefore() {
+    SlidingWindows<String, Long, Long> w = sliding(10, 0);
+    w.add(8, "k", 1L);
+    w.add(12, "k", 10L);
+    assertThat(rows(w)).as("watermark 12: [-2,9) only").containsExactly("k[-2,9)=1");
+    w.add(19, "other", 0L); // watermark 19: [2,13) is done, [9,20) not yet
+    assertThat(rows(w)).containsExactly("k[2,13)=11");
+    w.add(20, "other", 0L);
+    assertThat(rows(w)).containsExactly("k[9,20)=10", "other[9,20)=0");
+  }
+
+  @Test
+  void aRecordIsLateExactlyWhenItsLastWindowTEndingAtTPlusDPlusOneIsFinalized() {
+    SlidingWindows<String, Long, Long> w = sliding(10, 0);
+    w.add(20, "k", 1L); // watermark 20
+    assertThat(w.lastWindowEnd(9)).isEqualTo(20);
+    assertThat(w.isLate(9, "k")).isTrue();
+    assertThat(w.add(9, "k", 5L)).as("[9,20) is finalized").isFalse();
+    assertThat(w.add(10, "k", 7L)).as("[10,21) is open").isTrue();
+    assertThat(w.stats().late()).isEqualTo(1);
+    assertThat(w.stats().partiallyLate()).as("10's own window [0,11) closed").isEqualTo(1);
+    w.finish();
+    // 10 is in 20's window [10,21), and starts [11,22) holding 20; its own window had closed.
+    assertThat(rows(w)).containsExactly("k[10,21)=8", "k[11,22)=1");
+  }
+
+  @Test
+  void aRecordThatArrivesAfterAWindowClosedIsNotInItAndAWindowOnlyItDefinedIsNotEmitted() {
+    SlidingWindows<String, Long, Long> w = sliding(10, 0);
+    w.add(105, "k", 1L);
+    w.add(107, "x", 0L); // watermark 107: [95,106) is finalized with 105 alone
+    assertThat(rows(w)).containsExactly("k[95,106)=1");
+    w.add(104, "k", 10L); // on time ([104,115) is open), its own [94,105) is not
+    w.add(100, "k", 100L); // on time: [100,111) is open
+    w.finish();
+    // 100 ends [90,101): finalized before it came, never emitted. Its right window [101,112)
+    // holds 104 and 105; 104's [105,116) holds 105.
+    assertThat(rows(w))
+        .containsExactly("x[97,108)=0", "k[101,112)=11", "k[105,116)=1")
+        .doesNotContain("k[90,101)=100", "k[94,105)=10");
+  }
+
+  @Test
+  void recordsOfTheSameTimeShareTheirWindowsAndARightWindowThatIsALeftOneIsOneWindow() {
+    SlidingWindows<String, Long, Long> w = sliding(10, 100);
+    w.add(0, "k", 1L);
+    w.add(0, "k", 2L);
+    w.add(11, "k", 4L); // 0's right window [1,12) is 11's own window
+    w.finish();
+    assertThat(rows(w)).containsExactly("k[-10,1)=3", "k[1,12)=4");
+  }
+
+  @Test
+  void aTimeDifferenceOfZeroGivesAWindowPerDistinctTime() {
+    SlidingWindows<String, Long, Long> w = sliding(0, 100);
+    w.add(5, "k", 1L);
+    w.add(6, "k", 2L);
+    w.add(5, "k", 4L);
+    w.finish();
+    assertThat(rows(w)).containsExactly("k[5,6)=5", "k[6,7)=2");
+  }
+
+  @Test
+  void aThrowingAggregatorLeavesTheWindowQueuedAndTheNextDrainFoldsItAgain() {
+    boolean[] fail = {true};
+    Aggregator<Long, long[], Long> flaky =
+        Aggregators.of(
+            () -> new long[1],
+            (acc, v) -> {
+              if (fail[0] && v == 2L) {
+                throw new IllegalStateException("boom");
+              }
+              acc[0] += v;
+              return acc;
+            },
+            (a, b) -> a,
+            acc -> acc[0]);
+    SlidingWindows<String, Long, Long> w =
+        SlidingWindows.builder(Duration.ofMillis(10), flaky)
+            .allowedLateness(Duration.ZERO)
+            .clock(new ManualClock())
+            .build();
+    w.add(1, "a", 1L);
+    w.add(2, "b", 2L);
+    w.finish();
+    List<String> seen = new ArrayList<>();
+    assertThatThrownBy(() -> w.drainFinalized((s, e, k, v) -> seen.add(k + "=" + v)))
+        .hasMessage("boom");
+    assertThat(seen).containsExactly("a=1");
+    fail[0] = false;
+    w.drainFinalized((s, e, k, v) -> seen.add(k + "=" + v));
+    assertThat(seen).containsExactly("a=1", "b=2");
+    assertThat(w.stats().openEntries()).as("every record let go").isZero();
+    assertThat(w.stats().openWindows()).isZero();
+  }
+
+  @Test
+  void atTheLongBoundsStartsAndEndsSaturate() {
+    SlidingWindows<String, Long, Long> w = sliding(10, 0);
+    w.add(Long.MIN_VALUE, "lo", 1L);
+    w.add(Long.MAX_VALUE - 1, "hi", 2L);
+    w.add(Long.MAX_VALUE, "hi", 4L);
+    assertThat(w.lastWindowEnd(Long.MAX_VALUE - 5)).isEqualTo(Long.MAX_VALUE);
+    w.finish();
+    // MIN's window [MIN - 10, MIN + 1) starts at MIN; the windows of MAX - 1 and MAX both end at
+    // MAX, one window holding both.
+    assertThat(rows(w))
+        .containsExactly(
+            "lo[" + Long.MIN_VALUE + "," + (Long.MIN_VALUE + 1) + ")=1",
+            "hi[" + (Long.MAX_VALUE - 11) + "," + Long.MAX_VALUE + ")=6");
+  }
+
+  @Test
+  void markWrittenDropsTheWindowsEndingByItOnly() {
+    SlidingWindows<String, Long, Long> w = sliding(10, 100);
+    w.markWritten(13);
+    w.add(8, "k", 1L);
+    w.add(12, "k", 10L);
+    w.finish();
+    assertThat(rows(w)).containsExactly("k[9,20)=10");
+  }
+
+  @Test
+  void theBuilderRefusesANegativeDifferenceAndTheOptionsNotOfferedYet() {
+    assertThatThrownBy(() -> SlidingWindows.builder(Duration.ofMillis(-1), Aggregators.count()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("timeDifference");
+    assertThatThrownBy(
+            () ->
+                SlidingWindows.builder(Duration.ofMillis(5), Aggregators.count())
+                    .earlyResults(Duration.ofMillis(1))
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("sliding windows do not offer early results or a grace period");
+    assertThatThrownBy(
+            () ->
+                SlidingWindows.builder(Duration.ofMillis(5), Aggregators.count())
+                    .grace(Duration.ofMillis(1))
+                    .build())
+        .isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(
+            () ->
+                SlidingWindows.builder(Duration.ofMillis(5), Aggregators.count())
+                    .perSourceLateness()
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("not sliding windows");
+    assertThat(
+            SlidingWindows.builder(Duration.ofNanos(1_999_999), Aggregators.count())
+                .build()
+                .timeDifferenceMillis())
+        .isEqualTo(1);
+  }
+
+  @Test
+  void keysThatLeaveGiveBackTheirStorage() {
+    SlidingWindows<String, Long, Long> w = sliding(10, 0);
+    for (int i = 0; i < 1_000; i++) {
+      w.add(i * 20L, "k" + i, 1L); // each key's window closes before the next key comes
+      rows(w);
+    }
+    assertThat(w.stats().openWindows()).as("only the newest keys hold records").isLessThan(3);
+    assertThat(w.stats().openEntries()).isLessThan(3);
+    assertThat(w.stats().finalizedWindows()).isEqualTo(999);
+  }
+}
