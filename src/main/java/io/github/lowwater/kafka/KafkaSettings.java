@@ -6,6 +6,7 @@ import io.github.lowwater.window.CalendarPeriod;
 import io.github.lowwater.window.EventTimeWindows;
 import io.github.lowwater.window.HoppingWindows;
 import io.github.lowwater.window.SessionWindows;
+import io.github.lowwater.window.SlidingWindows;
 import io.github.lowwater.window.TumblingWindows;
 import io.github.lowwater.window.WindowOptions;
 import java.time.Duration;
@@ -16,12 +17,13 @@ import org.apache.kafka.clients.consumer.Consumer;
  * after {@code build()} changes nothing in the driver it built, partitions assigned later included.
  * Immutable; the options left unset are {@code null} (or a negative sentinel) and take the core's
  * defaults when each partition's windows are built. {@code options} holds the event-time options (a
- * copy), {@code clock} the caller's clock or {@code null}. {@code size} is null for session and
- * calendar windows, {@code period} for the others, and {@code gap} (with its optional {@code
- * maxSessionSpan}) for all but sessions; {@code offset} is null unless set; {@code advance} is null
- * for tumbling windows. {@code maxFutureSkewMillis} is the future guard's skew, -1 when the guard
- * is off; {@code progressGroup} is null without a progress group; {@code missingRecordsPolicy} is
- * never null; {@code resumeDistanceLimit} is {@link ResumeLimit#NONE} without a limit.
+ * copy), {@code clock} the caller's clock or {@code null}. {@code size} is null for session,
+ * calendar and sliding windows, {@code period} for all but calendar windows, {@code timeDifference}
+ * for all but sliding windows, and {@code gap} (with its optional {@code maxSessionSpan}) for all
+ * but sessions; {@code offset} is null unless set; {@code advance} is null for tumbling windows.
+ * {@code maxFutureSkewMillis} is the future guard's skew, -1 when the guard is off; {@code
+ * progressGroup} is null without a progress group; {@code missingRecordsPolicy} is never null;
+ * {@code resumeDistanceLimit} is {@link ResumeLimit#NONE} without a limit.
  *
  * @param <V> the value type
  * @param <R> the result type
@@ -31,6 +33,7 @@ record KafkaSettings<V, R>(
     Duration advance,
     Duration gap,
     CalendarPeriod period,
+    Duration timeDifference,
     Duration offset,
     Duration maxSessionSpan,
     Aggregator<? super V, ?, R> aggregator,
@@ -61,6 +64,10 @@ record KafkaSettings<V, R>(
         b.maxSessionSpan(maxSessionSpan);
       }
       return configure(b, cachedClock).<K, W>build();
+    }
+    if (timeDifference != null) {
+      return configure(SlidingWindows.builder(timeDifference, aggregator), cachedClock)
+          .<K, W>build();
     }
     if (advance == null) {
       return configure(tumbling(size, period, offset, aggregator), cachedClock).<K, W>build();

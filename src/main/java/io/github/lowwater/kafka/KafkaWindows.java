@@ -13,6 +13,7 @@ import io.github.lowwater.window.EventTimeWindows;
 import io.github.lowwater.window.FutureEventPolicy;
 import io.github.lowwater.window.HoppingWindows;
 import io.github.lowwater.window.SessionWindows;
+import io.github.lowwater.window.SlidingWindows;
 import io.github.lowwater.window.TumblingWindows;
 import io.github.lowwater.window.WindowResult;
 import io.github.lowwater.window.WindowStats;
@@ -36,10 +37,11 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Tumbling ({@link #builder}), hopping ({@link Builder#hopping}) or session ({@link #sessions})
- * event-time windows driven from a plain Kafka consumer loop, exact in a consumer group whose
- * membership changes: the partition, not the instance, is the unit of exactness, and what a
- * partition's next owner needs travels in the metadata of its committed offset.
+ * Tumbling ({@link #builder}), hopping ({@link Builder#hopping}), session ({@link #sessions}) or
+ * sliding ({@link #sliding}) event-time windows driven from a plain Kafka consumer loop, exact in a
+ * consumer group whose membership changes: the partition, not the instance, is the unit of
+ * exactness, and what a partition's next owner needs travels in the metadata of its committed
+ * offset.
  *
  * <p><b>Not thread-safe; confine every call to the polling thread</b>, the thread that owns the
  * {@link Consumer} (the rebalance listener runs there too, inside {@code poll}). The readings for a
@@ -258,7 +260,7 @@ public final class KafkaWindows<K, V, R> {
   public static <V, R> Builder<V, R> builder(
       Duration size, Aggregator<? super V, ?, R> aggregator) {
     TumblingWindows.builder(size, aggregator); // the core's rules for the size and the aggregator
-    return new Builder<>(size, null, null, aggregator);
+    return new Builder<>(size, null, null, null, aggregator);
   }
 
   /**
@@ -277,7 +279,7 @@ public final class KafkaWindows<K, V, R> {
   public static <V, R> Builder<V, R> builder(
       CalendarPeriod period, Aggregator<? super V, ?, R> aggregator) {
     TumblingWindows.builder(period, aggregator); // the core's rules
-    return new Builder<>(null, null, period, aggregator);
+    return new Builder<>(null, null, period, null, aggregator);
   }
 
   /**
@@ -300,7 +302,30 @@ public final class KafkaWindows<K, V, R> {
   public static <V, R> Builder<V, R> sessions(
       Duration gap, Aggregator<? super V, ?, R> aggregator) {
     SessionWindows.builder(gap, aggregator); // the core's rules for the gap and the aggregator
-    return new Builder<>(null, gap, null, aggregator);
+    return new Builder<>(null, gap, null, null, aggregator);
+  }
+
+  /**
+   * Returns a builder for sliding windows of the given time difference folded with the given
+   * aggregator ({@link SlidingWindows}; docs/semantics.md, rules 77 and 78): per (partition, key),
+   * the windows that end at each record and that start just after it, Kafka Streams' {@code
+   * SlidingWindows}. The committed offset never passes a record whose windows, the one that starts
+   * just after it included, are not all returned. {@link ResultScope#PER_PARTITION} only, for now;
+   * early results, a grace period and per-source lateness are refused as the core refuses them.
+   *
+   * @param timeDifference the largest difference between two records' times in one window, at least
+   *     0
+   * @param aggregator folds the values of one key in one window; it need not merge
+   * @param <V> the value type
+   * @param <R> the result type
+   * @return a new builder
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code timeDifference} is negative
+   */
+  public static <V, R> Builder<V, R> sliding(
+      Duration timeDifference, Aggregator<? super V, ?, R> aggregator) {
+    SlidingWindows.builder(timeDifference, aggregator); // the core's rules
+    return new Builder<>(null, null, null, timeDifference, aggregator);
   }
 
   /**
@@ -1232,6 +1257,7 @@ public final class KafkaWindows<K, V, R> {
     private final Duration size;
     private final Duration gap;
     private final CalendarPeriod period;
+    private final Duration timeDifference;
     private final Aggregator<? super V, ?, R> aggregator;
 
     private Duration advance;
@@ -1250,16 +1276,32 @@ public final class KafkaWindows<K, V, R> {
     private MissingRecordsPolicy missingRecordsPolicy;
     private long resumeDistanceLimit = ResumeLimit.NONE;
 
-    /** Exactly one of {@code size}, {@code gap} and {@code period} is set, checked by the core. */
+    /**
+     * Exactly one of {@code size}, {@code gap}, {@code period} and {@code timeDifference} is set,
+     * checked by the core.
+     */
     private Builder(
         Duration size,
         Duration gap,
         CalendarPeriod period,
+        Duration timeDifference,
         Aggregator<? super V, ?, R> aggregator) {
       this.size = size;
       this.gap = gap;
       this.period = period;
+      this.timeDifference = timeDifference;
       this.aggregator = aggregator;
+    }
+
+    /** The windows that have no size, named for a refusal; {@code null} for windows of a size. */
+    private String sizeless() {
+      if (gap != null) {
+        return "session windows of gap " + gap;
+      }
+      if (period != null) {
+        return "calendar windows, " + period;
+      }
+      return timeDifference != null ? "sliding windows of time difference " + timeDifference : null;
     }
 
     /**
@@ -1270,15 +1312,13 @@ public final class KafkaWindows<K, V, R> {
      * @param offset the offset, any duration
      * @return this builder
      * @throws NullPointerException if {@code offset} is null
-     * @throws IllegalStateException if the offset was already set, or the windows are session or
-     *     calendar windows
+     * @throws IllegalStateException if the offset was already set, or the windows are session,
+     *     calendar or sliding windows
      */
     public Builder<V, R> offset(Duration offset) {
       Objects.requireNonNull(offset, "offset");
-      if (gap != null || period != null) {
-        throw new IllegalStateException(
-            "offset is for windows of a size: these are "
-                + (gap != null ? "session windows of gap " + gap : "calendar windows, " + period));
+      if (sizeless() != null) {
+        throw new IllegalStateException("offset is for windows of a size: these are " + sizeless());
       }
       Checks.requireUnset(this.offset == null, "offset", this.offset);
       this.offset = offset;
@@ -1499,10 +1539,9 @@ public final class KafkaWindows<K, V, R> {
      */
     public Builder<V, R> hopping(Duration advance) {
       Objects.requireNonNull(advance, "advance");
-      if (gap != null || period != null) {
+      if (sizeless() != null) {
         throw new IllegalStateException(
-            "hopping is for windows of a size: these are "
-                + (gap != null ? "session windows of gap " + gap : "calendar windows, " + period));
+            "hopping is for windows of a size: these are " + sizeless());
       }
       Checks.requireUnset(this.advance == null, "hopping", this.advance);
       HoppingWindows.builder(size, advance, aggregator); // the core's rules for the advance
@@ -1653,7 +1692,18 @@ public final class KafkaWindows<K, V, R> {
       if (gap != null) { // refuses a non-merging aggregator
         copyOptionsTo(SessionWindows.builder(gap, aggregator)).build();
       }
-      if (advance == null && gap == null) { // refuses panes with an aggregator that cannot merge
+      if (timeDifference != null) { // refuses early results, grace and per-source lateness
+        copyOptionsTo(SlidingWindows.builder(timeDifference, aggregator)).build();
+        if (resultScope() != ResultScope.PER_PARTITION) {
+          throw new IllegalStateException(
+              "sliding windows are per partition (resultScope PER_PARTITION) for now, not "
+                  + resultScope()
+                  + ": a window there is decided by one partition's records, which its"
+                  + " checkpoint and committed offset carry to the next owner");
+        }
+      }
+      if (advance == null && gap == null && timeDifference == null) {
+        // refuses panes with an aggregator that cannot merge
         copyOptionsTo(KafkaSettings.tumbling(size, period, offset, aggregator)).build();
       }
       if (consumer == null) {
@@ -1697,6 +1747,7 @@ public final class KafkaWindows<K, V, R> {
               advance,
               gap,
               period,
+              timeDifference,
               offset,
               maxSessionSpan,
               aggregator,

@@ -5,6 +5,7 @@ import io.github.lowwater.internal.TimeMath;
 import io.github.lowwater.window.EventTimeWindows;
 import io.github.lowwater.window.HoppingWindows;
 import io.github.lowwater.window.SessionWindows;
+import io.github.lowwater.window.SlidingWindows;
 import io.github.lowwater.window.TumblingWindows;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -272,11 +273,11 @@ final class PartitionState<K, V, R> implements ResultDrain.Unit<K, V, R> {
    * frontier before it, and that frontier is below {@code t + span + grace + lateness} for any
    * record at {@code t} that one uninterrupted reading would not have found late (assumed of one
    * record of that poll; the bound takes their largest time) (the window end a record at {@code t}
-   * can have is below {@code t + span}: the size, or for sessions twice the gap, as a session
-   * reaches a gap before its first record). Windows starting at or after that bound hold none of
-   * the missing records, and the uninterrupted reading judged their records as this one does.
-   * Nothing changes while the frontier is unknown (every record so far late or beyond the future
-   * guard).
+   * can have is below {@code t + span}: the size, for sliding windows {@code d + 2}, or for
+   * sessions twice the gap, as a session reaches a gap before its first record). Windows starting
+   * at or after that bound hold none of the missing records, and the uninterrupted reading judged
+   * their records as this one does. Nothing changes while the frontier is unknown (every record so
+   * far late or beyond the future guard).
    */
   void settleIncomplete() {
     long frontier = windows.frontier(source); // this reading's own records, not the checkpoint's
@@ -317,6 +318,9 @@ final class PartitionState<K, V, R> implements ResultDrain.Unit<K, V, R> {
     }
     if (windows instanceof HoppingWindows<?, ?, ?> h) {
       return h.sizeMillis();
+    }
+    if (windows instanceof SlidingWindows<?, ?, ?> s) {
+      return TimeMath.saturatedAdd(s.timeDifferenceMillis(), 2); // the window starting after it
     }
     return ((TumblingWindows<?, ?, ?>) windows).sizeMillis();
   }

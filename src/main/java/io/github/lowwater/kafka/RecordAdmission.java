@@ -151,12 +151,14 @@ final class RecordAdmission<K, V, R> {
       return;
     }
     long end = p.windows.lastWindowEnd(t); // every window of the record ends by it
+    // Every window the record can change, by being in it or (sliding windows) by defining it.
+    long affected = p.windows.lastAffectedWindowEnd(t);
     // The windows' own verdict, before they change; in CO_PARTITIONED against the partition's own
     // watermark (rule 72).
     boolean late = p.windows.isLate(p.source, t, key);
     if (offset < p.processedBelowOffset
         || (!(late && !merged)
-            && (p.redelivered(end, offset) || end <= p.sharedWrittenThroughMillis))) {
+            && (p.redelivered(affected, offset) || affected <= p.sharedWrittenThroughMillis))) {
       // Already in this instance's windows (a partition it got back), or in a written window. In
       // CO_PARTITIONED a sibling's checkpoint may say the window is written: the owner that wrote
       // it had read this partition up to where its own watermark closed the window, and the same
@@ -165,7 +167,9 @@ final class RecordAdmission<K, V, R> {
       return;
     }
     long written = Math.max(p.writtenThroughMillis, mergedWrittenThroughMillis);
-    if (end <= written) {
+    if (end <= written && (affected <= written || late || offset >= p.readThroughOffset)) {
+      // (A sliding window record its previous owner read, whose windows are written but the one
+      // starting just after it: judged by the watermark its re-reading replays, as it was.)
       // A record of a written window that its previous owner never read: late, whatever this
       // owner's watermark says (it may be lower: a clamped seed). In MERGED a window holds every
       // partition's records, so a window any partition's checkpoint says is written is written.
@@ -178,7 +182,7 @@ final class RecordAdmission<K, V, R> {
         lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, watermark);
       }
     } else {
-      p.hold(end, offset, watermark, t);
+      p.hold(affected, offset, watermark, t);
     }
     take(p, offset, t, key, value);
   }

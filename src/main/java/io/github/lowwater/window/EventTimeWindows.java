@@ -991,6 +991,26 @@ public abstract class EventTimeWindows<K, V, R> {
   }
 
   /**
+   * Returns the end of the last window an event at this time can change, by being in it or by
+   * defining it: {@link #lastWindowEnd} for every kind but {@link SlidingWindows}, where it is one
+   * more ({@code t + d + 2}: the window that starts just after the event exists only if the event
+   * does). Until the window ending there is emitted, a reader that starts over must read the event
+   * again. No side effect.
+   *
+   * @param eventTimeMillis the event time in epoch milliseconds
+   * @return that end in epoch milliseconds, saturating
+   * @throws IllegalArgumentException if the kind refuses the event time (hopping windows' range)
+   */
+  public final long lastAffectedWindowEnd(long eventTimeMillis) {
+    return affectedEnd(eventTimeMillis);
+  }
+
+  /** The kind's {@link #lastAffectedWindowEnd}: {@link #lateEnd} unless it says otherwise. */
+  long affectedEnd(long eventTimeMillis) {
+    return lateEnd(eventTimeMillis);
+  }
+
+  /**
    * Returns whether an event at this time can go into windows of this kind at all: every {@code
    * long} for tumbling and session windows; for hopping windows, a time whose every window fits in
    * the {@code long} range, which {@link #add} refuses otherwise. For a caller that must route such

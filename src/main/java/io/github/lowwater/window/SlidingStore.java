@@ -7,16 +7,16 @@ import java.util.Arrays;
  * The records of {@link SlidingWindows}, by key, and the windows they decide.
  *
  * <p>Each key with records held has a {@link Run}: its records in time order (equal times in
- * arrival order), each with the watermark it was admitted against, and the end through which its
- * windows are decided. A window {@code [end - d - 1, end)} of a key is a <em>candidate</em> when a
- * record lies at {@code end - 1} (the window that ends at it) or at {@code end - d - 2} (the window
- * that starts just after it); the candidates of a run are decided in ascending end order as the
- * watermark passes them, and the runs wait in a min-heap by their next candidate, so a watermark
- * rise costs {@code O(log runs)} per decided window and nothing for the keys it does not reach.
+ * arrival order), and the end through which its windows are decided. A window {@code [end - d - 1,
+ * end)} of a key is a <em>candidate</em> when a record lies at {@code end - 1} (the window that
+ * ends at it) or at {@code end - d - 2} (the window that starts just after it); the candidates of a
+ * run are decided in ascending end order as the watermark passes them, and the runs wait in a
+ * min-heap by their next candidate, so a watermark rise costs {@code O(log runs)} per decided
+ * window and nothing for the keys it does not reach.
  *
- * <p>A decided window is queued as (key, start, end) and folded when it is drained, from the
- * records still held: those in it that were admitted against a watermark below its end, that is
- * before it closed. So an aggregator's exception is a drain's, and leaves the window queued. A
+ * <p>A decided window is queued as (key, end) and folded when it is drained, from the records still
+ * held: a record that is not late lies at or after the watermark, so none that came after a window
+ * closed is in it. So an aggregator's exception is a drain's, and leaves the window queued. A
  * record is let go once no window can need it: its last candidate ({@code t + d + 2}) is decided
  * and no row of its key waits.
  *
@@ -56,7 +56,6 @@ final class SlidingStore {
   static final class Run {
     int id;
     long[] times = new long[4];
-    long[] admitted = new long[4];
     Object[] values = new Object[4];
     int size;
 
@@ -79,8 +78,9 @@ final class SlidingStore {
   }
 
   /**
-   * Holds a record admitted against {@code watermark}: every candidate of its key ending by it is
-   * decided already (a watermark rise decides them before the next record comes).
+   * Holds a record that is not late against {@code watermark} ({@code t >= watermark}): every
+   * candidate of its key ending by the watermark is decided already (a watermark rise decides them
+   * before the next record comes).
    */
   void add(int id, long t, Object value, long watermark) {
     Run run = run(id);
@@ -89,7 +89,7 @@ final class SlidingStore {
       counters.windowOpened();
     }
     run.decided = Math.max(run.decided, watermark);
-    insert(run, t, value, watermark);
+    insert(run, t, value);
     counters.entryOpened();
     reschedule(run);
   }
@@ -139,10 +139,7 @@ final class SlidingStore {
     return TimeMath.saturatedSubtract(TimeMath.saturatedSubtract(end, d), 1);
   }
 
-  /**
-   * Folds the {@code i}-th waiting window with the built-in long aggregator: its records admitted
-   * before it closed.
-   */
+  /** Folds the {@code i}-th waiting window with the built-in long aggregator. */
   long foldLong(int i, LongFold fold) {
     Run run = runs[readyKey(i)];
     long end = readyEnd(i);
@@ -150,9 +147,7 @@ final class SlidingStore {
     for (int j = firstAtOrAfter(run, startOf(end));
         j < run.size && inWindow(run.times[j], end);
         j++) {
-      if (run.admitted[j] < end) {
-        acc = fold.fold(acc, run.values[j]);
-      }
+      acc = fold.fold(acc, run.values[j]);
     }
     return acc;
   }
@@ -165,9 +160,7 @@ final class SlidingStore {
     for (int j = firstAtOrAfter(run, startOf(end));
         j < run.size && inWindow(run.times[j], end);
         j++) {
-      if (run.admitted[j] < end) {
-        acc = aggregator.add(acc, run.values[j]);
-      }
+      acc = aggregator.add(acc, run.values[j]);
     }
     return acc;
   }
@@ -295,7 +288,6 @@ final class SlidingStore {
     }
     int rest = run.size - n;
     System.arraycopy(run.times, n, run.times, 0, rest);
-    System.arraycopy(run.admitted, n, run.admitted, 0, rest);
     System.arraycopy(run.values, n, run.values, 0, rest);
     Arrays.fill(run.values, rest, run.size, null);
     run.size = rest;
@@ -303,11 +295,10 @@ final class SlidingStore {
   }
 
   /** Inserts a record at its place in time order, after the records of the same time. */
-  private static void insert(Run run, long t, Object value, long watermark) {
+  private static void insert(Run run, long t, Object value) {
     if (run.size == run.times.length) {
       int capacity = run.size * 2;
       run.times = Arrays.copyOf(run.times, capacity);
-      run.admitted = Arrays.copyOf(run.admitted, capacity);
       run.values = Arrays.copyOf(run.values, capacity);
     }
     int at = run.size;
@@ -317,11 +308,9 @@ final class SlidingStore {
     int moved = run.size - at;
     if (moved > 0) {
       System.arraycopy(run.times, at, run.times, at + 1, moved);
-      System.arraycopy(run.admitted, at, run.admitted, at + 1, moved);
       System.arraycopy(run.values, at, run.values, at + 1, moved);
     }
     run.times[at] = t;
-    run.admitted[at] = watermark;
     run.values[at] = value;
     run.size++;
   }

@@ -28,17 +28,15 @@ import java.time.Duration;
  *   <li>The windows of a key are {@code [e - d - 1, e)} for each of its records at {@code e - 1}
  *       and, when a record lies in {@code [e - d - 1, e)}, for each of its records at {@code e - d
  *       - 2}; a window that both define is one window.
- *   <li>An event at {@code t} is <em>late</em> iff {@code t + d + 1 <= watermark} at its arrival:
- *       the last window that can hold it, {@code [t, t + d + 1)}, is finalized. Counted once,
- *       handed to the late handler once, with {@code t + d + 1} as {@code windowEnd}. Kafka Streams
- *       drops a record iff {@code t + 1 + d <= streamTime - grace}: the same edge, with our allowed
- *       lateness as its grace.
+ *   <li>An event at {@code t} is <em>late</em> iff {@code t + 1 <= watermark} at its arrival: the
+ *       window that ends at it, {@code [t - d, t + 1)}, is finalized. Counted once, handed to the
+ *       late handler once, with {@code t + 1} as {@code windowEnd}. So every event that is not late
+ *       is in every window that holds it: each of those ends after {@code t}, and none is closed.
+ *       Kafka Streams takes a record until {@code t + 1 + d <= streamTime - grace} and puts one
+ *       behind its own window into the windows open then, or into none (semantics rule 77).
  *   <li>A window is finalized once the watermark reaches its end, in ascending end order (equal
- *       ends in an order that depends only on the calls made), each exactly once: with the records
- *       admitted before then. Its value folds, in time order, the key's records in it that arrived
- *       while it was open; a record that arrives after a window closed (it is not late if a later
- *       window can hold it: counted in {@link WindowStats#partiallyLate()}) goes only into the
- *       windows still open, and a window that only such a record defines is never emitted.
+ *       ends in an order that depends only on the calls made), each exactly once; its value folds,
+ *       in time order, the key's records in it.
  *   <li>If the aggregator's {@code add} or {@code result} throws during a drain, the window being
  *       folded stays at the head of the queue, unchanged, and the next drain folds it again.
  *   <li>At the {@code long} bounds starts and ends saturate: a window whose end would pass {@code
@@ -97,16 +95,18 @@ public final class SlidingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   @Override
   long lateEnd(long eventTimeMillis) {
-    return TimeMath.saturatedAdd(TimeMath.saturatedAdd(eventTimeMillis, timeDifferenceMillis), 1);
+    return TimeMath.saturatedAdd(eventTimeMillis, 1); // the window that ends at it
+  }
+
+  @Override
+  long affectedEnd(long eventTimeMillis) {
+    // The window that starts just after it, [t + 1, t + d + 2), exists only if it does.
+    return TimeMath.saturatedAdd(TimeMath.saturatedAdd(eventTimeMillis, timeDifferenceMillis), 2);
   }
 
   @Override
   void accumulate(long eventTimeMillis, K key, V value, long watermark) {
-    int id = keys.id(key);
-    if (TimeMath.saturatedAdd(eventTimeMillis, 1) <= watermark) {
-      counters.partiallyLate(); // the window ending at it is finalized
-    }
-    store.add(id, eventTimeMillis, value, watermark);
+    store.add(keys.id(key), eventTimeMillis, value, watermark);
   }
 
   @Override

@@ -194,7 +194,9 @@ class HandOverModelTest {
      * Calendar days, weeks or months (rule 75) in a zone whose midnight of 2026-01-01 falls inside
      * the trace: one window ends, the next begins, whatever the owners do.
      */
-    CALENDAR
+    CALENDAR,
+    /** Sliding windows (rule 77) of 30 s to 5 min. */
+    SLIDING
   }
 
   /**
@@ -290,6 +292,16 @@ class HandOverModelTest {
   @Test
   void perPartitionCalendarRowsAreThoseOfOneReadingAcrossManyOwnerChanges() {
     perPartition(Trials.of(1_000), Kind.CALENDAR);
+  }
+
+  @Test
+  void perPartitionSlidingRowsAreThoseOfOneReadingAcrossManyOwnerChanges() {
+    perPartition(Trials.of(1_000), Kind.SLIDING);
+  }
+
+  @Test
+  void perPartitionSlidingRowsMarkedCompleteAreOneReadingsWhateverHappensToTheCommitsAndTheLog() {
+    damaged(Trials.of(500), Kind.SLIDING);
   }
 
   @Test
@@ -866,6 +878,9 @@ class HandOverModelTest {
     /** Null but for session windows; the span may be null there too. */
     final Duration gap;
 
+    /** Null but for sliding windows. */
+    final Duration timeDifference;
+
     final Duration maxSessionSpan;
 
     /** Null without early results; the grace period may be null too. */
@@ -893,6 +908,8 @@ class HandOverModelTest {
       } else {
         this.period = null;
       }
+      this.timeDifference =
+          kind == Kind.SLIDING ? Duration.ofSeconds(30 + random.nextInt(270)) : null;
       this.advance =
           kind == Kind.HOPPING || kind == Kind.HOPPING_PANES
               ? Duration.ofMinutes(1 + random.nextInt(3))
@@ -975,7 +992,9 @@ class HandOverModelTest {
               ? KafkaWindows.sessions(gap, new Ids()).allowedLateness(lateness)
               : period != null
                   ? KafkaWindows.builder(period, new Ids()).allowedLateness(lateness)
-                  : KafkaWindows.builder(SIZE, new Ids()).allowedLateness(lateness);
+                  : timeDifference != null
+                      ? KafkaWindows.sliding(timeDifference, new Ids()).allowedLateness(lateness)
+                      : KafkaWindows.builder(SIZE, new Ids()).allowedLateness(lateness);
       if (maxSessionSpan != null) {
         b.maxSessionSpan(maxSessionSpan);
       }
@@ -1437,10 +1456,10 @@ class HandOverModelTest {
       for (Map.Entry<List<Object>, Set<Long>> e : rows.entrySet()) {
         for (Long id : e.getValue()) {
           List<Object> other = rowOf.put(id, e.getKey());
-          // A hopping record is in up to size / advance rows. A session that a wall-clock rule
+          // A hopping or sliding record is in several rows. A session that a wall-clock rule
           // closed early, written by an owner that died before its commit, comes back from the
           // next owner with the records that followed, and may start earlier: another row.
-          if (advance == null && (gap == null || !intervened)) {
+          if (advance == null && timeDifference == null && (gap == null || !intervened)) {
             assertThat(other).as("record %d in two rows; %s", id, where).isNull();
           }
         }

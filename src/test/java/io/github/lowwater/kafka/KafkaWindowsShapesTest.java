@@ -15,7 +15,10 @@ import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
-/** The window shapes of issue 36 through {@link KafkaWindows}: offsets and calendar periods. */
+/**
+ * The window shapes of issue 36 through {@link KafkaWindows}: offsets, calendar periods and sliding
+ * windows.
+ */
 class KafkaWindowsShapesTest {
 
   static final TopicPartition P0 = new TopicPartition("shapes", 0);
@@ -139,6 +142,86 @@ class KafkaWindowsShapesTest {
   }
 
   /** {@code CalendarPeriodTest.at} lives in another package. */
+  @Test
+  void slidingWindowsHoldTheCommitUntilTheWindowStartingAfterARecordIsReturned() {
+    long minute = 60_000L;
+    MockConsumer<String, String> consumer = KafkaWindowsTest.assigned(P0);
+    KafkaWindows<String, Long, Long> w =
+        KafkaWindows.sliding(Duration.ofMinutes(10), Aggregators.sumLong())
+            .allowedLateness(Duration.ZERO)
+            .consumer(consumer)
+            .build();
+    w.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    w.onPoll(
+        KafkaWindowsTest.recordsOf(
+            List.of(
+                JoinHandOverModelTest.Trace.record(P0, 0, DAY0, "k", "v"),
+                JoinHandOverModelTest.Trace.record(P0, 1, DAY0 + 5 * minute, "k", "v"),
+                JoinHandOverModelTest.Trace.record(P0, 2, DAY0 + 10 * minute + 1, "x", "v"))),
+        r -> r.key(),
+        r -> 1L);
+    assertThat(w.committableOffsets().get(P0).offset()).as("nothing returned yet").isZero();
+    assertThat(w.pollFinalized())
+        .extracting(WindowResult::key, WindowResult::start, WindowResult::end, WindowResult::value)
+        .containsExactly(
+            tuple("k", DAY0 - 10 * minute, DAY0 + 1, 1L),
+            tuple("k", DAY0 - 5 * minute, DAY0 + 5 * minute + 1, 2L));
+    // The window starting after the first record, [DAY0 + 1, DAY0 + 10 min + 2), is not closed:
+    // the first record is still needed to make it.
+    assertThat(w.committableOffsets().get(P0).offset()).isZero();
+    w.onPoll(
+        KafkaWindowsTest.recordsOf(
+            List.of(JoinHandOverModelTest.Trace.record(P0, 3, DAY0 + 10 * minute + 2, "x", "v"))),
+        r -> r.key(),
+        r -> 1L);
+    assertThat(w.pollFinalized())
+        .extracting(WindowResult::key, WindowResult::start, WindowResult::value)
+        .containsExactly(tuple("k", DAY0 + 1, 1L), tuple("x", DAY0 + 1, 1L));
+    assertThat(w.committableOffsets().get(P0).offset())
+        .as("k's first record is done; its second may start a window until DAY0 + 15 min + 2")
+        .isEqualTo(1);
+  }
+
+  @Test
+  void slidingWindowsRefuseWhatTheyCannotBeNamingThem() {
+    MockConsumer<String, String> consumer = KafkaWindowsTest.assigned(P0);
+    assertThatThrownBy(
+            () ->
+                KafkaWindows.sliding(Duration.ofMinutes(10), Aggregators.count())
+                    .offset(Duration.ofMinutes(1)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "offset is for windows of a size: these are sliding windows of time difference PT10M");
+    assertThatThrownBy(
+            () ->
+                KafkaWindows.sliding(Duration.ofMinutes(10), Aggregators.count())
+                    .hopping(Duration.ofMinutes(1)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("hopping is for windows of a size");
+    for (ResultScope scope : List.of(ResultScope.MERGED, ResultScope.CO_PARTITIONED)) {
+      assertThatThrownBy(
+              () ->
+                  KafkaWindows.sliding(Duration.ofMinutes(10), Aggregators.count())
+                      .resultScope(scope)
+                      .consumer(consumer)
+                      .build())
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("sliding windows are per partition")
+          .hasMessageContaining(scope.name());
+    }
+    assertThatThrownBy(
+            () ->
+                KafkaWindows.sliding(Duration.ofMinutes(10), Aggregators.count())
+                    .earlyResults(Duration.ofMinutes(1))
+                    .consumer(consumer)
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("sliding windows do not offer early results");
+    assertThatThrownBy(() -> KafkaWindows.sliding(Duration.ofMillis(-1), Aggregators.count()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("timeDifference");
+  }
+
   static final class CalendarPeriodTestAccess {
     static long at(String zonedDateTime) {
       return java.time.ZonedDateTime.parse(zonedDateTime).toInstant().toEpochMilli();

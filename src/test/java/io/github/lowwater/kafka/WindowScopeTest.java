@@ -40,6 +40,7 @@ class WindowScopeTest {
             null,
             null,
             null,
+            null,
             Aggregators.sumLong(),
             new FrozenOptions().allowedLateness(Duration.ZERO),
             clock,

@@ -55,34 +55,40 @@ class SlidingWindowsTest {
   }
 
   @Test
-  void aRecordIsLateExactlyWhenItsLastWindowTEndingAtTPlusDPlusOneIsFinalized() {
+  void aRecordIsLateExactlyWhenTheWindowEndingAtItIsFinalized() {
     SlidingWindows<String, Long, Long> w = sliding(10, 0);
     w.add(20, "k", 1L); // watermark 20
-    assertThat(w.lastWindowEnd(9)).isEqualTo(20);
-    assertThat(w.isLate(9, "k")).isTrue();
-    assertThat(w.add(9, "k", 5L)).as("[9,20) is finalized").isFalse();
-    assertThat(w.add(10, "k", 7L)).as("[10,21) is open").isTrue();
+    assertThat(w.lastWindowEnd(19)).isEqualTo(20);
+    assertThat(w.lastAffectedWindowEnd(19)).as("the window starting after it").isEqualTo(31);
+    assertThat(w.isLate(19, "k")).isTrue();
+    assertThat(w.add(19, "k", 5L)).as("[9,20) is finalized").isFalse();
+    assertThat(w.add(20, "k", 7L)).as("[10,21) is open").isTrue();
     assertThat(w.stats().late()).isEqualTo(1);
-    assertThat(w.stats().partiallyLate()).as("10's own window [0,11) closed").isEqualTo(1);
+    assertThat(w.stats().partiallyLate()).as("never: no record misses a window").isZero();
     w.finish();
-    // 10 is in 20's window [10,21), and starts [11,22) holding 20; its own window had closed.
-    assertThat(rows(w)).containsExactly("k[10,21)=8", "k[11,22)=1");
+    assertThat(rows(w)).containsExactly("k[10,21)=8");
   }
 
   @Test
-  void aRecordThatArrivesAfterAWindowClosedIsNotInItAndAWindowOnlyItDefinedIsNotEmitted() {
-    SlidingWindows<String, Long, Long> w = sliding(10, 0);
+  void aRecordBehindItsOwnWindowIsLateEvenWhereALaterWindowThatWouldHoldItIsOpen() {
+    List<Long> late = new ArrayList<>();
+    SlidingWindows<String, Long, Long> w =
+        SlidingWindows.builder(Duration.ofMillis(10), Aggregators.sumLong())
+            .allowedLateness(Duration.ZERO)
+            .lateEventHandler((source, t, end, watermark, key, value) -> late.add(t))
+            .clock(new ManualClock())
+            .build();
     w.add(105, "k", 1L);
     w.add(107, "x", 0L); // watermark 107: [95,106) is finalized with 105 alone
     assertThat(rows(w)).containsExactly("k[95,106)=1");
-    w.add(104, "k", 10L); // on time ([104,115) is open), its own [94,105) is not
-    w.add(100, "k", 100L); // on time: [100,111) is open
+    w.add(106, "k", 10L); // [96,107) is finalized too: late, though [105,116) would hold it
+    w.add(107, "k", 100L);
     w.finish();
-    // 100 ends [90,101): finalized before it came, never emitted. Its right window [101,112)
-    // holds 104 and 105; 104's [105,116) holds 105.
+    // Kafka Streams would put 106 into 107's window [97,108), open then (rule 77).
+    assertThat(late).containsExactly(106L);
     assertThat(rows(w))
-        .containsExactly("x[97,108)=0", "k[101,112)=11", "k[105,116)=1")
-        .doesNotContain("k[90,101)=100", "k[94,105)=10");
+        .containsExactly("k[97,108)=101", "x[97,108)=0", "k[106,117)=100")
+        .as("105's right window [106,117) holds 107 only");
   }
 
   @Test
@@ -145,7 +151,8 @@ class SlidingWindowsTest {
     w.add(Long.MIN_VALUE, "lo", 1L);
     w.add(Long.MAX_VALUE - 1, "hi", 2L);
     w.add(Long.MAX_VALUE, "hi", 4L);
-    assertThat(w.lastWindowEnd(Long.MAX_VALUE - 5)).isEqualTo(Long.MAX_VALUE);
+    assertThat(w.lastAffectedWindowEnd(Long.MAX_VALUE - 5)).isEqualTo(Long.MAX_VALUE);
+    assertThat(w.lastWindowEnd(Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
     w.finish();
     // MIN's window [MIN - 10, MIN + 1) starts at MIN; the windows of MAX - 1 and MAX both end at
     // MAX, one window holding both.

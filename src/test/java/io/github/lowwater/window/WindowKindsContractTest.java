@@ -55,7 +55,7 @@ class WindowKindsContractTest {
     assertThat(kinds.get(0).lastWindowEnd(14)).isEqualTo(20);
     assertThat(kinds.get(1).lastWindowEnd(14)).isEqualTo(20);
     assertThat(kinds.get(2).lastWindowEnd(14)).isEqualTo(19);
-    assertThat(kinds.get(3).lastWindowEnd(14)).as("sliding [14, 24)").isEqualTo(24);
+    assertThat(kinds.get(3).lastWindowEnd(14)).as("sliding [5, 15)").isEqualTo(15);
   }
 
   @Test

@@ -25,8 +25,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -62,6 +64,7 @@ import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.SessionWindowedKStream;
 import org.apache.kafka.streams.kstream.SessionWindows;
+import org.apache.kafka.streams.kstream.SlidingWindows;
 import org.apache.kafka.streams.kstream.Suppressed;
 import org.apache.kafka.streams.kstream.Suppressed.BufferConfig;
 import org.apache.kafka.streams.kstream.TimeWindowedKStream;
@@ -115,14 +118,18 @@ import org.apache.kafka.streams.state.Stores;
  *             every minute, each record in 5 windows;
  *         <li>{@code windows-sessions}: the same with {@code KafkaWindows.sessions}: the Kafka
  *             Streams loops' 5-minute inclusive gap as our strict gap of 5 minutes and 1 ms, and
- *             one millisecond less of allowed lateness (the same sessions closed at the same time).
+ *             one millisecond less of allowed lateness (the same sessions closed at the same time);
+ *         <li>{@code windows-sliding}: the same with {@code KafkaWindows.sliding(5 minutes)}: a
+ *             window ending at each record and one starting just after it (issue 36).
  *       </ol>
  *       The Kafka Streams loops ({@code streams-tumbling-rocksdb}, {@code streams-tumbling-memory},
  *       {@code streams-hopping-rocksdb}, {@code streams-hopping-memory}, {@code
- *       streams-sessions-rocksdb}, {@code streams-sessions-memory}) each start a new application
+ *       streams-sessions-rocksdb}, {@code streams-sessions-memory}, {@code
+ *       streams-sliding-rocksdb}, {@code streams-sliding-memory}) each start a new application
  *       ({@link #streamsPass}, {@link #topology}): {@code groupByKey}, {@code
- *       TimeWindows.ofSizeAndGrace(5 min, 2 min)} (hopping: {@code advanceBy(1 min)}) or {@code
- *       SessionWindows.ofInactivityGapAndGrace(5 min, 2 min)}, {@code reduce(Long::sum)} into the
+ *       TimeWindows.ofSizeAndGrace(5 min, 2 min)} (hopping: {@code advanceBy(1 min)}), {@code
+ *       SessionWindows.ofInactivityGapAndGrace(5 min, 2 min)} or {@code
+ *       SlidingWindows.ofTimeDifferenceAndGrace(5 min, 2 min)}, {@code reduce(Long::sum)} into the
  *       default RocksDB store or an in-memory one ({@code Stores.inMemoryWindowStore}, {@code
  *       inMemorySessionStore}, retention 7 minutes), {@code
  *       suppress(Suppressed.untilWindowCloses(unbounded()))}, and a {@code foreach} that adds every
@@ -259,7 +266,12 @@ public final class EndToEnd {
     NONE,
     TUMBLING,
     HOPPING,
-    SESSIONS;
+    SESSIONS,
+    /**
+     * Sliding windows of {@code WINDOW_SIZE} (issue 36): how many windows hold a record depends on
+     * its neighbours, so the sliding passes are checked against each other, not the produced sum.
+     */
+    SLIDING;
 
     /** How many results a record's value is summed into: the checksum over the produced sum. */
     long resultsPerRecord() {
@@ -295,7 +307,10 @@ public final class EndToEnd {
           new Loop("streams-hopping-rocksdb", Engine.STREAMS_ROCKSDB, Shape.HOPPING),
           new Loop("streams-hopping-memory", Engine.STREAMS_MEMORY, Shape.HOPPING),
           new Loop("streams-sessions-rocksdb", Engine.STREAMS_ROCKSDB, Shape.SESSIONS),
-          new Loop("streams-sessions-memory", Engine.STREAMS_MEMORY, Shape.SESSIONS));
+          new Loop("streams-sessions-memory", Engine.STREAMS_MEMORY, Shape.SESSIONS),
+          new Loop("windows-sliding", Engine.LOWWATER, Shape.SLIDING),
+          new Loop("streams-sliding-rocksdb", Engine.STREAMS_ROCKSDB, Shape.SLIDING),
+          new Loop("streams-sliding-memory", Engine.STREAMS_MEMORY, Shape.SLIDING));
 
   /** The default loops of a round, in their order. */
   static final List<String> LOOPS = List.of("count", "hashmap", "windows");
@@ -410,6 +425,9 @@ public final class EndToEnd {
       }
       if (late > 0) {
         return String.format(Locale.ROOT, "not checked (%,d late)", late);
+      }
+      if (loop.shape() == Shape.SLIDING) {
+        return "sum " + checksum; // the sliding passes must agree with each other
       }
       return checksum == produced.sum() * loop.shape().resultsPerRecord() ? "ok" : "MISMATCH";
     }
@@ -701,6 +719,8 @@ public final class EndToEnd {
           // time with one millisecond less of lateness (docs/semantics.md, rule 45).
           case SESSIONS ->
               KafkaWindows.<Long, Long>sessions(SESSION_GAP.plusMillis(1), Aggregators.sumLong());
+          // Kafka Streams' time difference d: its [start, end] is our [start, end + 1).
+          case SLIDING -> KafkaWindows.<Long, Long>sliding(WINDOW_SIZE, Aggregators.sumLong());
           default -> throw new IllegalArgumentException("no Lowwater loop of " + shape);
         };
     return builder
@@ -1001,6 +1021,23 @@ public final class EndToEnd {
                         .withValueSerde(Serdes.Long()))
                 : windowed.reduce(Long::sum);
           }
+          case SLIDING -> {
+            TimeWindowedKStream<String, Long> windowed =
+                grouped.windowedBy(
+                    SlidingWindows.ofTimeDifferenceAndGrace(WINDOW_SIZE, ALLOWED_LATENESS));
+            // The least retention it accepts: 2d + grace (rule 77's mapping needs more only for
+            // records behind their own window, which this feed's disorder never makes).
+            Duration slidingRetention = WINDOW_SIZE.multipliedBy(2).plus(ALLOWED_LATENESS);
+            yield memory
+                ? windowed.reduce(
+                    Long::sum,
+                    Materialized.<String, Long>as(
+                            Stores.inMemoryWindowStore(
+                                "sums", slidingRetention, WINDOW_SIZE, false))
+                        .withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.Long()))
+                : windowed.reduce(Long::sum);
+          }
           default -> throw new IllegalArgumentException("no Kafka Streams job of " + loop);
         };
     sums.suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()))
@@ -1213,6 +1250,18 @@ public final class EndToEnd {
             + " is in (1; hopping %d); a pass with late or dropped records is not checked.%n",
         produced.sum(),
         Shape.HOPPING.resultsPerRecord());
+    Set<Long> slidingSums = new TreeSet<>();
+    for (Pass p : passes) {
+      if (p.loop().shape() == Shape.SLIDING && p.late() == 0) {
+        slidingSums.add(p.checksum());
+      }
+    }
+    if (slidingSums.size() > 1) {
+      throw new IllegalStateException("the sliding passes' sums differ: " + slidingSums);
+    }
+    if (!slidingSums.isEmpty()) {
+      System.out.println("Sliding sums: every sliding pass sums to " + slidingSums);
+    }
     if (!mismatches.isEmpty()) {
       throw new IllegalStateException("sums that differ from the produced sum: " + mismatches);
     }

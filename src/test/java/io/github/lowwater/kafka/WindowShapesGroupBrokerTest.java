@@ -35,14 +35,16 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 36 on the real broker: daily windows in Europe/Berlin ({@link CalendarPeriod#days}), one
- * row per (day, partition, key), over four days across the start of daylight saving time (a 23-hour
- * day), by a group through a scale-out to three, a crash (no close, no commit) and a restart, both
- * group protocols. The sink follows the README's loop (a complete row is upserted, an incomplete
- * one only inserted); it must end equal to the counts computed from what was produced, with each
- * day as long as Berlin's clocks make it.
+ * Issue 36 on the real broker: the window shapes through a group's scale-out to three, a crash (no
+ * close, no commit) and a restart, both group protocols, over four days of records across the start
+ * of daylight saving time in Berlin. Daily windows in Europe/Berlin ({@link CalendarPeriod#days}):
+ * one row per (day, partition, key), each day as long as Berlin's clocks make it (a 23-hour day).
+ * Sliding windows of 90 minutes ({@link KafkaWindows#sliding}): one row per distinct set of a
+ * (partition, key)'s records within 90 minutes of each other. The sink follows the README's loop (a
+ * complete row is upserted, an incomplete one only inserted); it must end equal to the rows
+ * computed from what was produced.
  */
-class CalendarGroupBrokerTest {
+class WindowShapesGroupBrokerTest {
 
   private static final int PARTITIONS = 4;
   private static final ZoneId BERLIN = ZoneId.of("Europe/Berlin");
@@ -51,11 +53,12 @@ class CalendarGroupBrokerTest {
       ZonedDateTime.parse("2026-03-27T18:00+01:00[Europe/Berlin]").toInstant().toEpochMilli();
   private static final Duration LATENESS = Duration.ofHours(3);
   private static final Duration DEADLINE = Duration.ofSeconds(90);
+  private static final long SLIDING_DIFFERENCE = Duration.ofMinutes(90).toMillis();
 
   private final LowwaterBroker broker = LowwaterBroker.shared();
 
-  /** (day start, day end, partition, key) to count; the truth. */
-  private final Map<String, Long> truth = new TreeMap<>();
+  /** (partition, key) to the event times produced, as the topic holds them. */
+  private final Map<String, List<Long>> produced = new TreeMap<>();
 
   /** The sink, the same keys. */
   private final Map<String, Long> sink = new TreeMap<>();
@@ -65,11 +68,74 @@ class CalendarGroupBrokerTest {
   @ParameterizedTest
   @EnumSource(GroupProtocol.class)
   void aGroupWritesDailyRowsInAZoneExactlyThroughScalingACrashAndARestart(GroupProtocol protocol) {
-    String name = protocol.name().toLowerCase(Locale.ROOT);
-    String topic = "calendar-" + name;
+    run(
+        "calendar-" + protocol.name().toLowerCase(Locale.ROOT),
+        protocol,
+        consumer ->
+            KafkaWindows.builder(DAYS, Aggregators.count())
+                .allowedLateness(LATENESS)
+                .consumer(consumer)
+                .build());
+    Map<String, Long> truth = new TreeMap<>();
+    produced.forEach(
+        (partitionKey, times) -> {
+          for (long t : times) {
+            truth.merge(DAYS.startOf(t) + "/" + DAYS.endOf(t) + "/" + partitionKey, 1L, Long::sum);
+          }
+        });
+    assertThat(sink).isEqualTo(truth);
+    assertThat(truth.keySet())
+        .as("the 23-hour day is among them")
+        .anyMatch(row -> row.startsWith(DAYS.startOf(BASE + Duration.ofDays(2).toMillis()) + "/"));
+    long dst = DAYS.startOf(BASE + Duration.ofDays(2).toMillis());
+    assertThat(DAYS.endOf(dst) - dst).isEqualTo(Duration.ofHours(23).toMillis());
+  }
+
+  @ParameterizedTest
+  @EnumSource(GroupProtocol.class)
+  void aGroupWritesSlidingWindowRowsExactlyThroughScalingACrashAndARestart(GroupProtocol protocol) {
+    run(
+        "sliding-" + protocol.name().toLowerCase(Locale.ROOT),
+        protocol,
+        consumer ->
+            KafkaWindows.sliding(Duration.ofMillis(SLIDING_DIFFERENCE), Aggregators.count())
+                .allowedLateness(LATENESS)
+                .consumer(consumer)
+                .build());
+    // Rule 77, from the text: the window ending at e exists iff a record lies at e - 1, or one at
+    // e - d - 2 and one in [e - d - 1, e); it counts the records in it.
+    long d = SLIDING_DIFFERENCE;
+    Map<String, Long> truth = new TreeMap<>();
+    produced.forEach(
+        (partitionKey, times) -> {
+          java.util.TreeSet<Long> ends = new java.util.TreeSet<>();
+          for (long t : times) {
+            ends.add(t + 1);
+            ends.add(t + d + 2);
+          }
+          for (long e : ends) {
+            long start = e - d - 1;
+            long in = times.stream().filter(t -> t >= start && t < e).count();
+            boolean defined = times.contains(e - 1) || (times.contains(start - 1) && in > 0);
+            if (defined) {
+              truth.put(start + "/" + e + "/" + partitionKey, in);
+            }
+          }
+        });
+    assertThat(sink).isEqualTo(truth);
+    assertThat(truth.values()).as("windows of several records").anyMatch(n -> n > 2);
+  }
+
+  private void run(
+      String name,
+      GroupProtocol protocol,
+      java.util.function.Function<
+              org.apache.kafka.clients.consumer.Consumer<String, String>,
+              KafkaWindows<String, Long, Long>>
+          windows) {
+    String topic = name;
     broker.createTopic(topic, PARTITIONS);
-    Map<String, Object> config =
-        GroupClients.consumer(broker.bootstrapServers(), "calendar-" + name, protocol);
+    Map<String, Object> config = GroupClients.consumer(broker.bootstrapServers(), name, protocol);
     Map<TopicPartition, Long> ends = new HashMap<>();
     try (TestGroup<String, String, KafkaWindows<String, Long, Long>> group =
         new TestGroup<>(
@@ -77,11 +143,7 @@ class CalendarGroupBrokerTest {
             new StringDeserializer(),
             new StringDeserializer(),
             List.of(topic),
-            consumer ->
-                KafkaWindows.builder(DAYS, Aggregators.count())
-                    .allowedLateness(LATENESS)
-                    .consumer(consumer)
-                    .build(),
+            windows::apply,
             KafkaWindows::rebalanceListener)) {
       var a = group.join();
       var b = group.join();
@@ -110,12 +172,6 @@ class CalendarGroupBrokerTest {
       assertThat(List.of(a, c, d)).allSatisfy(m -> assertThat(group.live()).contains(m));
     }
     assertThat(rewrites).as("complete rows rewritten with another value").isEmpty();
-    assertThat(sink).isEqualTo(truth);
-    assertThat(truth.keySet())
-        .as("the 23-hour day is among them")
-        .anyMatch(row -> row.startsWith(DAYS.startOf(BASE + Duration.ofDays(2).toMillis()) + "/"));
-    long dst = DAYS.startOf(BASE + Duration.ofDays(2).toMillis());
-    assertThat(DAYS.endOf(dst) - dst).isEqualTo(Duration.ofHours(23).toMillis());
   }
 
   /** One turn of the README's loop: hand the poll over, write, commit. */
@@ -159,7 +215,8 @@ class CalendarGroupBrokerTest {
    */
   private void produce(String topic, int from, int to, Map<TopicPartition, Long> ends) {
     List<Future<RecordMetadata>> sent = new ArrayList<>();
-    List<String> rows = new ArrayList<>();
+    List<String> partitionKeys = new ArrayList<>();
+    List<Long> times = new ArrayList<>();
     try (KafkaProducer<String, String> producer =
         new KafkaProducer<>(
             GroupClients.producer(broker.bootstrapServers()),
@@ -175,14 +232,15 @@ class CalendarGroupBrokerTest {
             }
             String key = "shop" + random.nextInt(3);
             sent.add(producer.send(new ProducerRecord<>(topic, p, t, key, "1")));
-            rows.add(DAYS.startOf(t) + "/" + DAYS.endOf(t) + "/" + p + "/" + key);
+            partitionKeys.add(p + "/" + key);
+            times.add(t);
           }
         }
       }
       producer.flush();
       for (int i = 0; i < sent.size(); i++) {
         RecordMetadata md = sent.get(i).get(); // the truth is what the topic holds
-        truth.merge(rows.get(i), 1L, Long::sum);
+        produced.computeIfAbsent(partitionKeys.get(i), k -> new ArrayList<>()).add(times.get(i));
         ends.merge(new TopicPartition(md.topic(), md.partition()), md.offset() + 1, Math::max);
       }
     } catch (InterruptedException | ExecutionException e) {
