@@ -32,6 +32,14 @@ final class PartitionState<K, V, R> implements ResultDrain.Unit<K, V, R> {
    */
   private final SessionWindows<K, V, R> sessions;
 
+  /**
+   * Sliding windows: the grain a record's hold end is rounded up to, {@code (d + 2) / 16}, at least
+   * 1; 0 for the other kinds. A sliding record's last window end is its own time plus {@code d +
+   * 2}, nearly one per record: the grain keeps the ledger to about 16 entries per {@code d} of
+   * event time, for a hold at most a grain longer.
+   */
+  private final long slidingGrain;
+
   /** Sessions: records read since the ledger was last released, against the cost of a release. */
   private long readSinceRelease;
 
@@ -148,6 +156,10 @@ final class PartitionState<K, V, R> implements ResultDrain.Unit<K, V, R> {
     this.windows = windows;
     this.sessions =
         windows instanceof SessionWindows<K, V, R> s ? s : null; // the kind, fixed at build()
+    this.slidingGrain =
+        windows instanceof SlidingWindows<?, ?, ?> s
+            ? Math.max(1, TimeMath.saturatedAdd(s.timeDifferenceMillis(), 2) / 16)
+            : 0;
     this.source = windows.source(partition);
     this.quiet = quiet;
   }
@@ -178,6 +190,18 @@ final class PartitionState<K, V, R> implements ResultDrain.Unit<K, V, R> {
       ledger.hold(key, offset, watermarkBefore, frontier(), t, pollWallMillis);
       lastHeldKey = key;
     }
+  }
+
+  /**
+   * The ledger key of a record whose windows all end by {@code lastAffectedEnd}: that end, or for
+   * sliding windows that end rounded up to its grain (saturating).
+   */
+  long holdEnd(long lastAffectedEnd) {
+    if (slidingGrain <= 1) {
+      return lastAffectedEnd;
+    }
+    long up = Math.floorMod(-lastAffectedEnd, slidingGrain);
+    return TimeMath.saturatedAdd(lastAffectedEnd, up);
   }
 
   /**
@@ -488,7 +512,9 @@ final class PartitionState<K, V, R> implements ResultDrain.Unit<K, V, R> {
           + "), which holds "
           + record;
     }
-    return "the window ending at "
+    return (slidingGrain > 0
+            ? "the windows it starts or is in, the last ending by "
+            : "the window ending at ")
         + TimeMath.describeMillis(end)
         + ", still open (the watermark is "
         + TimeMath.describeMillis(watermark)

@@ -182,7 +182,7 @@ final class RecordAdmission<K, V, R> {
         lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, watermark);
       }
     } else {
-      p.hold(affected, offset, watermark, t);
+      p.hold(p.holdEnd(affected), offset, watermark, t);
     }
     take(p, offset, t, key, value);
   }

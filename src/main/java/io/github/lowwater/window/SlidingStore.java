@@ -31,14 +31,24 @@ final class SlidingStore {
   /** The runs by key id; null for a key without records or rows. */
   private Run[] runs = new Run[16];
 
+  /** The most runs kept for reuse, and the largest arrays a kept run keeps. */
+  static final int MAX_SPARE = 1_024;
+
+  static final int MAX_SPARE_CAPACITY = 64;
+
   /** Runs of keys that left, for reuse. */
   private Run[] spare = new Run[16];
 
   private int spareCount;
 
-  /** The min-heap of runs with a candidate to decide, by (next candidate end, key id). */
+  /**
+   * The min-heap of runs with a candidate to decide, by (next candidate end, key id); the two sort
+   * keys are kept beside the runs, so that a comparison reads no run.
+   */
   private Run[] heap = new Run[16];
 
+  private long[] heapNext = new long[16];
+  private int[] heapId = new int[16];
   private int heapSize;
 
   // The decided windows waiting for a drain, in the order they were decided: a FIFO.
@@ -102,7 +112,7 @@ final class SlidingStore {
    */
   int close(long watermark, long writtenThrough) {
     int queuedBefore = rowTail - rowHead;
-    while (heapSize > 0 && heap[0].next <= watermark) {
+    while (heapSize > 0 && heapNext[0] <= watermark) {
       Run run = heap[0];
       long end = run.next;
       if (end > writtenThrough && defines(run, end)) {
@@ -196,15 +206,36 @@ final class SlidingStore {
 
   /**
    * Whether the candidate window ending at {@code end} exists: a record at {@code end - 1}, or one
-   * at {@code end - d - 2} and one in the window.
+   * at {@code end - d - 2} and one in the window. A saturated end ({@code Long.MAX_VALUE}) stands
+   * for every window whose end would pass it: it exists if one of them does, that is if a record
+   * lies at or after {@code MAX - 1}, or two records at or after {@code MAX - d - 2} lie within
+   * {@code d + 1} of each other (a window that starts just after the first holds the second).
    */
   private boolean defines(Run run, long end) {
+    if (end == Long.MAX_VALUE) {
+      return definesSaturated(run);
+    }
     int i = firstAtOrAfter(run, end - 1);
-    if (i < run.size && (run.times[i] == end - 1 || end == Long.MAX_VALUE)) {
-      return true; // the window that ends at a record (or, saturated, at several): it holds them
+    if (i < run.size && run.times[i] == end - 1) {
+      return true; // the window that ends at a record: it holds that record
     }
     int first = firstAtOrAfter(run, startOf(end));
-    return first < run.size && inWindow(run.times[first], end);
+    return first < run.size && run.times[first] < end;
+  }
+
+  private boolean definesSaturated(Run run) {
+    if (firstAtOrAfter(run, Long.MAX_VALUE - 1) < run.size) {
+      return true;
+    }
+    long from = TimeMath.saturatedSubtract(TimeMath.saturatedSubtract(Long.MAX_VALUE, d), 2);
+    for (int i = firstAtOrAfter(run, from); i + 1 < run.size; i++) {
+      long q = run.times[i];
+      long next = run.times[i + 1];
+      if (next > q && next - q <= TimeMath.saturatedAdd(d, 1)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void queue(Run run, long end) {
@@ -261,15 +292,20 @@ final class SlidingStore {
       }
       return false;
     }
+    if (run.heapIndex >= 0 && run.next == next) {
+      return true; // mostly so: a record in order does not move its key's next candidate
+    }
     run.next = next;
     if (run.heapIndex < 0) {
       if (heapSize == heap.length) {
         heap = Arrays.copyOf(heap, heapSize * 2);
+        heapNext = Arrays.copyOf(heapNext, heapSize * 2);
+        heapId = Arrays.copyOf(heapId, heapSize * 2);
       }
-      run.heapIndex = heapSize;
-      heap[heapSize++] = run;
+      place(run, heapSize++);
       siftUp(run.heapIndex);
     } else {
+      heapNext[run.heapIndex] = next;
       siftUp(run.heapIndex);
       siftDown(run.heapIndex);
     }
@@ -341,64 +377,87 @@ final class SlidingStore {
     return run;
   }
 
-  /** A key without records or rows: its run is kept for reuse, its id left to the dictionary. */
+  /**
+   * A key without records or rows: its run is kept for reuse (its arrays cut back if a dense key
+   * grew them, and no more than {@link #MAX_SPARE} runs kept), its id left to the dictionary.
+   */
   private void release(Run run) {
     runs[run.id] = null;
     counters.windowClosed(0);
+    if (spareCount == MAX_SPARE) {
+      return;
+    }
+    if (run.times.length > MAX_SPARE_CAPACITY) {
+      run.times = new long[4];
+      run.values = new Object[4];
+    }
     if (spareCount == spare.length) {
       spare = Arrays.copyOf(spare, spareCount * 2);
     }
     spare[spareCount++] = run;
   }
 
-  private boolean less(Run a, Run b) {
-    return a.next < b.next || (a.next == b.next && a.id < b.id);
+  /** Puts {@code run} at heap position {@code i}, its sort keys beside it. */
+  private void place(Run run, int i) {
+    heap[i] = run;
+    heapNext[i] = run.next;
+    heapId[i] = run.id;
+    run.heapIndex = i;
+  }
+
+  /** Whether the run of sort keys ({@code next}, {@code id}) goes before position {@code i}. */
+  private boolean before(long next, int id, int i) {
+    return precedes(next, id, heapNext[i], heapId[i]);
+  }
+
+  private static boolean precedes(long next, int id, long otherNext, int otherId) {
+    return next < otherNext || (next == otherNext && id < otherId);
   }
 
   private void siftUp(int i) {
     Run run = heap[i];
+    long next = heapNext[i];
+    int id = heapId[i];
     while (i > 0) {
       int parent = (i - 1) >>> 1;
-      if (!less(run, heap[parent])) {
+      if (!before(next, id, parent)) {
         break;
       }
-      heap[i] = heap[parent];
-      heap[i].heapIndex = i;
+      place(heap[parent], i);
       i = parent;
     }
-    heap[i] = run;
-    run.heapIndex = i;
+    place(run, i);
   }
 
   private void siftDown(int i) {
     Run run = heap[i];
+    long next = heapNext[i];
+    int id = heapId[i];
     while (true) {
       int child = 2 * i + 1;
       if (child >= heapSize) {
         break;
       }
-      if (child + 1 < heapSize && less(heap[child + 1], heap[child])) {
+      if (child + 1 < heapSize && before(heapNext[child + 1], heapId[child + 1], child)) {
         child++;
       }
-      if (!less(heap[child], run)) {
+      if (!precedes(heapNext[child], heapId[child], next, id)) {
         break;
       }
-      heap[i] = heap[child];
-      heap[i].heapIndex = i;
+      place(heap[child], i);
       i = child;
     }
-    heap[i] = run;
-    run.heapIndex = i;
+    place(run, i);
   }
 
   private void removeAt(int i) {
     Run removed = heap[i];
     removed.heapIndex = -1;
-    Run last = heap[--heapSize];
-    heap[heapSize] = null;
+    int lastIndex = --heapSize;
+    Run last = heap[lastIndex];
+    heap[lastIndex] = null;
     if (i < heapSize) {
-      heap[i] = last;
-      last.heapIndex = i;
+      place(last, i);
       siftUp(i);
       siftDown(last.heapIndex);
     }

@@ -38,9 +38,13 @@ import java.time.Duration;
  *       ends in an order that depends only on the calls made), each exactly once; its value folds,
  *       in time order, the key's records in it.
  *   <li>If the aggregator's {@code add} or {@code result} throws during a drain, the window being
- *       folded stays at the head of the queue, unchanged, and the next drain folds it again.
- *   <li>At the {@code long} bounds starts and ends saturate: a window whose end would pass {@code
- *       Long.MAX_VALUE} ends there and holds the records through it; of several such, one.
+ *       folded stays at the head of the queue, unchanged, and the next drain folds it again (as a
+ *       hopping window's {@code merge}): an aggregator that overflows there, as {@code sumLong}
+ *       can, fails every drain until the caller stops; {@code add} cannot see it coming, since it
+ *       folds nothing.
+ *   <li>At the {@code long} bounds starts and ends saturate: the windows whose end would pass
+ *       {@code Long.MAX_VALUE} are one window {@code [MAX - d - 1, MAX)} that holds the records
+ *       through {@code MAX}, emitted if one of them exists.
  * </ol>
  *
  * <p>Early results, a grace period and per-source lateness are not offered yet: {@code build()}
@@ -51,6 +55,9 @@ import java.time.Duration;
  * @param <R> the result type
  */
 public final class SlidingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
+
+  /** The longest time difference: {@code Long.MAX_VALUE / 4} ms, about 73 million years. */
+  public static final long MAX_TIME_DIFFERENCE_MILLIS = Long.MAX_VALUE / 4;
 
   private final long timeDifferenceMillis;
   private final SlidingStore store;
@@ -72,7 +79,8 @@ public final class SlidingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
    * @param <R> the result type
    * @return a new builder
    * @throws NullPointerException if an argument is null
-   * @throws IllegalArgumentException if {@code timeDifference} is negative
+   * @throws IllegalArgumentException if {@code timeDifference} is negative or longer than {@link
+   *     #MAX_TIME_DIFFERENCE_MILLIS} ms
    */
   public static <V, R> Builder<V, R> builder(
       Duration timeDifference, Aggregator<? super V, ?, R> aggregator) {
@@ -192,7 +200,15 @@ public final class SlidingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     private Builder(Duration timeDifference, Aggregator<? super V, ?, R> aggregator) {
       super(aggregator);
       Checks.requireNonNegative(timeDifference, "timeDifference");
-      this.timeDifferenceMillis = TimeMath.toMillisSaturated(timeDifference);
+      long millis = TimeMath.toMillisSaturated(timeDifference);
+      if (millis > MAX_TIME_DIFFERENCE_MILLIS) {
+        throw new IllegalArgumentException(
+            "timeDifference must be at most "
+                + MAX_TIME_DIFFERENCE_MILLIS
+                + " ms (Long.MAX_VALUE / 4: a longer one ends windows past Long.MAX_VALUE): "
+                + timeDifference);
+      }
+      this.timeDifferenceMillis = millis;
     }
 
     /**

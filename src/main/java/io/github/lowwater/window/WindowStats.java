@@ -13,8 +13,11 @@ package io.github.lowwater.window;
  *     future-timestamp guard under {@link FutureEventPolicy#LATE}
  * @param futureEvents events beyond the future-timestamp guard, whatever the policy
  * @param openWindows windows not finalized yet; for hopping windows, the panes (slices of {@code
- *     gcd(size, advance)}) held; for session windows, the open sessions
- * @param openEntries (window, key) accumulators held by the open windows (or panes, or sessions)
+ *     gcd(size, advance)}) held; for session windows, the open sessions; for sliding windows, the
+ *     keys whose records are held (until every window that can hold or make them is decided and
+ *     drained)
+ * @param openEntries (window, key) accumulators held by the open windows (or panes, or sessions);
+ *     for sliding windows, the records held
  * @param finalizedWindows windows finalized so far, whether or not they were polled yet
  * @param watermark the watermark in epoch milliseconds, or {@code WatermarkTracker.NO_WATERMARK}
  * @param partiallyLate accepted events of hopping windows whose first windows were already

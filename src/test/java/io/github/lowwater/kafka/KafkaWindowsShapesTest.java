@@ -177,9 +177,23 @@ class KafkaWindowsShapesTest {
     assertThat(w.pollFinalized())
         .extracting(WindowResult::key, WindowResult::start, WindowResult::value)
         .containsExactly(tuple("k", DAY0 + 1, 1L), tuple("x", DAY0 + 1, 1L));
-    assertThat(w.committableOffsets().get(P0).offset())
-        .as("k's first record is done; its second may start a window until DAY0 + 15 min + 2")
-        .isEqualTo(1);
+    // A record is held until the window starting after it is returned, that end rounded up to
+    // the grain (10 min + 2 ms) / 16 = 37,500 ms: the first to DAY0 + 637,500, the second (k at
+    // 5 min) to DAY0 + 937,500, x's first to DAY0 + 1,237,500.
+    assertThat(w.committableOffsets().get(P0).offset()).isZero();
+    long[][] steps = {{637_499, 0}, {637_500, 1}, {937_499, 1}, {937_500, 2}};
+    int offset = 4;
+    for (long[] step : steps) {
+      w.onPoll(
+          KafkaWindowsTest.recordsOf(
+              List.of(JoinHandOverModelTest.Trace.record(P0, offset++, DAY0 + step[0], "y", "v"))),
+          r -> r.key(),
+          r -> 1L);
+      w.pollFinalized();
+      assertThat(w.committableOffsets().get(P0).offset())
+          .as("watermark DAY0 + %d", step[0])
+          .isEqualTo(step[1]);
+    }
   }
 
   @Test

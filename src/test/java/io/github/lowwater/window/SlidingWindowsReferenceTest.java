@@ -16,16 +16,16 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link SlidingWindows} against a naive reference of semantics rule 77 on random traces: several
  * sources and keys, disorder beyond the allowed lateness, equal times, and a drain after every
- * record. The reference knows only the records, each with the watermark it was admitted against,
- * and the watermark after it; it enumerates every window each key's records could define and
- * decides it from the rule's text, with no store, heap or cursor:
+ * record. The reference knows only the records that were not late and the watermark before and
+ * after each record; it enumerates every window each key's records could define and decides it from
+ * the rule's text, with no store, heap or cursor:
  *
  * <ul>
- *   <li>a record is late iff {@code t + d + 1 <= } the watermark it meets;
+ *   <li>a record is late iff {@code t + 1 <= } the watermark it meets;
  *   <li>the window ending at {@code e} is emitted in the drain after the record that raised the
- *       watermark to {@code e} or past it, iff, of the records admitted below {@code e}, one lies
- *       at {@code e - 1}, or one at {@code e - d - 2} and one in {@code [e - d - 1, e)};
- *   <li>its value is the sum of those admitted below {@code e} that lie in it.
+ *       watermark to {@code e} or past it, iff, of the records so far, one lies at {@code e - 1},
+ *       or one at {@code e - d - 2} and one in {@code [e - d - 1, e)};
+ *   <li>its value is the sum of those that lie in it.
  * </ul>
  */
 class SlidingWindowsReferenceTest {

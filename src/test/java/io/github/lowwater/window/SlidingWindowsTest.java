@@ -163,6 +163,24 @@ class SlidingWindowsTest {
   }
 
   @Test
+  void aSaturatedWindowIsEmittedOnlyIfOneOfTheWindowsItStandsForExists() {
+    SlidingWindows<String, Long, Long> w = sliding(10, 0);
+    w.add(Long.MAX_VALUE - 5, "k", 1L); // its right window would end past MAX, but holds nothing
+    w.finish();
+    assertThat(rows(w))
+        .containsExactly("k[" + (Long.MAX_VALUE - 15) + "," + (Long.MAX_VALUE - 4) + ")=1");
+    SlidingWindows<String, Long, Long> two = sliding(10, 0);
+    two.add(Long.MAX_VALUE - 12, "k", 1L);
+    two.add(Long.MAX_VALUE - 3, "k", 2L); // within d + 1 of the first: its right window exists
+    two.finish();
+    assertThat(rows(two))
+        .containsExactly(
+            "k[" + (Long.MAX_VALUE - 22) + "," + (Long.MAX_VALUE - 11) + ")=1",
+            "k[" + (Long.MAX_VALUE - 13) + "," + (Long.MAX_VALUE - 2) + ")=3",
+            "k[" + (Long.MAX_VALUE - 11) + "," + Long.MAX_VALUE + ")=2");
+  }
+
+  @Test
   void markWrittenDropsTheWindowsEndingByItOnly() {
     SlidingWindows<String, Long, Long> w = sliding(10, 100);
     w.markWritten(13);
@@ -197,6 +215,13 @@ class SlidingWindowsTest {
                     .build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("not sliding windows");
+    assertThatThrownBy(
+            () ->
+                SlidingWindows.builder(
+                    Duration.ofMillis(SlidingWindows.MAX_TIME_DIFFERENCE_MILLIS + 1),
+                    Aggregators.count()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("timeDifference must be at most");
     assertThat(
             SlidingWindows.builder(Duration.ofNanos(1_999_999), Aggregators.count())
                 .build()
