@@ -310,8 +310,9 @@ public final class KafkaWindows<K, V, R> {
    * aggregator ({@link SlidingWindows}; docs/semantics.md, rules 77 and 78): per (partition, key),
    * the windows that end at each record and that start just after it, Kafka Streams' {@code
    * SlidingWindows}. The committed offset never passes a record whose windows, the one that starts
-   * just after it included, are not all returned. {@link ResultScope#PER_PARTITION} only, for now;
-   * early results, a grace period and per-source lateness are refused as the core refuses them.
+   * just after it included, are not all returned. {@link ResultScope#PER_PARTITION} or {@link
+   * ResultScope#MERGED}, not {@code CO_PARTITIONED} for now; early results, a grace period and
+   * per-source lateness are refused as the core refuses them.
    *
    * @param timeDifference the largest difference between two records' times in one window, at least
    *     0
@@ -1694,12 +1695,11 @@ public final class KafkaWindows<K, V, R> {
       }
       if (timeDifference != null) { // refuses early results, grace and per-source lateness
         copyOptionsTo(SlidingWindows.builder(timeDifference, aggregator)).build();
-        if (resultScope() != ResultScope.PER_PARTITION) {
+        if (resultScope() == ResultScope.CO_PARTITIONED) {
           throw new IllegalStateException(
-              "sliding windows are per partition (resultScope PER_PARTITION) for now, not "
-                  + resultScope()
-                  + ": a window there is decided by one partition's records, which its"
-                  + " checkpoint and committed offset carry to the next owner");
+              "sliding windows are for resultScope PER_PARTITION or MERGED, for now, not"
+                  + " CO_PARTITIONED: a task's windows would be judged per source (rule 72),"
+                  + " which sliding windows do not offer yet");
         }
       }
       if (advance == null && gap == null && timeDifference == null) {

@@ -300,6 +300,11 @@ class HandOverModelTest {
   }
 
   @Test
+  void mergedSlidingASingleConsumerRestartedAgainAndAgainLosesNoRecord() {
+    merged(Trials.of(1_000), Kind.SLIDING);
+  }
+
+  @Test
   void perPartitionSlidingRowsMarkedCompleteAreOneReadingsWhateverHappensToTheCommitsAndTheLog() {
     damaged(Trials.of(500), Kind.SLIDING);
   }
