@@ -310,9 +310,8 @@ public final class KafkaWindows<K, V, R> {
    * aggregator ({@link SlidingWindows}; docs/semantics.md, rules 77 and 78): per (partition, key),
    * the windows that end at each record and that start just after it, Kafka Streams' {@code
    * SlidingWindows}. The committed offset never passes a record whose windows, the one that starts
-   * just after it included, are not all returned. {@link ResultScope#PER_PARTITION} or {@link
-   * ResultScope#MERGED}, not {@code CO_PARTITIONED} for now; early results, a grace period and
-   * per-source lateness are refused as the core refuses them.
+   * just after it included, are not all returned. Every result scope; early results and a grace
+   * period are refused as the core refuses them.
    *
    * @param timeDifference the largest difference between two records' times in one window, at least
    *     0
@@ -1695,12 +1694,6 @@ public final class KafkaWindows<K, V, R> {
       }
       if (timeDifference != null) { // refuses early results, grace and per-source lateness
         copyOptionsTo(SlidingWindows.builder(timeDifference, aggregator)).build();
-        if (resultScope() == ResultScope.CO_PARTITIONED) {
-          throw new IllegalStateException(
-              "sliding windows are for resultScope PER_PARTITION or MERGED, for now, not"
-                  + " CO_PARTITIONED: a task's windows would be judged per source (rule 72),"
-                  + " which sliding windows do not offer yet");
-        }
       }
       if (advance == null && gap == null && timeDifference == null) {
         // refuses panes with an aggregator that cannot merge
@@ -1782,7 +1775,7 @@ public final class KafkaWindows<K, V, R> {
                           : maxFutureSkewMillis >= 0 ? "maxFutureSkew" : null;
       if (what != null) {
         throw new IllegalStateException(
-            "resultScope(CO_PARTITIONED) is for tumbling and hopping windows without early"
+            "resultScope(CO_PARTITIONED) is for tumbling, hopping and sliding windows without early"
                 + " results, a grace period or maxFutureSkew, for now: "
                 + what
                 + " would let a task's rows depend on how its partitions interleave (semantics"

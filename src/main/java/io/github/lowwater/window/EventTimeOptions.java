@@ -234,7 +234,7 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
     }
     if (!supported) {
       throw new IllegalStateException(
-          "perSourceLateness is for tumbling and hopping windows, not "
+          "perSourceLateness is for tumbling, hopping and sliding windows, not "
               + kind
               + " (semantics rule 72)");
     }

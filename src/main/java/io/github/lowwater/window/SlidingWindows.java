@@ -47,8 +47,11 @@ import java.time.Duration;
  *       through {@code MAX}, emitted if one of them exists.
  * </ol>
  *
- * <p>Early results, a grace period and per-source lateness are not offered yet: {@code build()}
- * refuses them.
+ * <p>With {@link Builder#perSourceLateness() per-source lateness} (semantics rule 72) an event is
+ * late iff {@code t + 1 <=} its own source's watermark; windows still close on the shared one, the
+ * minimum, which is at most the source's: an event that is not late is in every window that holds
+ * it, whatever the interleaving of the sources. Early results and a grace period are not offered
+ * yet: {@code build()} refuses them.
  *
  * @param <K> the key type
  * @param <V> the value type
@@ -114,7 +117,9 @@ public final class SlidingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   @Override
   void accumulate(long eventTimeMillis, K key, V value, long watermark) {
-    store.add(keys.id(key), eventTimeMillis, value, watermark);
+    // The windows' own watermark, not the one the event was judged against (its source's, with
+    // perSourceLateness, which may be higher): the windows decided so far are those it passed.
+    store.add(keys.id(key), eventTimeMillis, value, watermark());
   }
 
   @Override
@@ -188,8 +193,8 @@ public final class SlidingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   /**
    * Configures {@link SlidingWindows}: the time difference and the aggregator, and the options
-   * every kind shares ({@link WindowOptions}) except early results, a grace period and per-source
-   * lateness, which {@link #build()} refuses.
+   * every kind shares ({@link WindowOptions}) except early results and a grace period, which {@link
+   * #build()} refuses.
    *
    * @param <V> the value type
    * @param <R> the result type
@@ -217,11 +222,11 @@ public final class SlidingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
      * @param <K> the key type
      * @param <W> the value type: the builder's, or a subtype
      * @return new windows
-     * @throws IllegalStateException if early results, a grace period or per-source lateness were
-     *     set: sliding windows do not offer them yet
+     * @throws IllegalStateException if early results or a grace period were set: sliding windows do
+     *     not offer them yet
      */
     public <K, W extends V> SlidingWindows<K, W, R> build() {
-      checkPerSourceLateness("sliding windows", false);
+      checkPerSourceLateness("sliding windows", true);
       if (paned()) {
         throw new IllegalStateException(
             "sliding windows do not offer early results or a grace period yet: earlyResults "

@@ -300,6 +300,11 @@ class HandOverModelTest {
   }
 
   @Test
+  void coPartitionedSlidingTaskRowsAreThoseOfOneReadingAcrossManyOwnerChangesAndSplits() {
+    coPartitioned(Trials.of(500), Kind.SLIDING);
+  }
+
+  @Test
   void mergedSlidingASingleConsumerRestartedAgainAndAgainLosesNoRecord() {
     merged(Trials.of(1_000), Kind.SLIDING);
   }

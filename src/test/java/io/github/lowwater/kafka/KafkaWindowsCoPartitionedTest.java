@@ -210,7 +210,7 @@ class KafkaWindowsCoPartitionedTest {
   void theBuilderRefusesWhatATaskCannotKeepExactYet() {
     MockConsumer<String, String> consumer = consumer(1, 1);
     String prefix =
-        "resultScope(CO_PARTITIONED) is for tumbling and hopping windows without early"
+        "resultScope(CO_PARTITIONED) is for tumbling, hopping and sliding windows without early"
             + " results, a grace period or maxFutureSkew, for now: ";
     List<Consumer<KafkaWindows.Builder<Sided<Long, Long>, Reconciled<Long, Long>>>> options =
         List.of(

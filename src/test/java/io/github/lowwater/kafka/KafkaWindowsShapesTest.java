@@ -216,11 +216,11 @@ class KafkaWindowsShapesTest {
             () ->
                 KafkaWindows.sliding(Duration.ofMinutes(10), Aggregators.count())
                     .resultScope(ResultScope.CO_PARTITIONED)
+                    .grace(Duration.ofMinutes(1))
                     .consumer(consumer)
                     .build())
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("sliding windows are for resultScope PER_PARTITION or MERGED")
-        .hasMessageContaining("CO_PARTITIONED");
+        .hasMessageContaining("sliding windows do not offer early results or a grace period");
     assertThatThrownBy(
             () ->
                 KafkaWindows.sliding(Duration.ofMinutes(10), Aggregators.count())

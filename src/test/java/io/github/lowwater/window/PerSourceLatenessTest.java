@@ -93,8 +93,8 @@ class PerSourceLatenessTest {
                     .perSourceLateness()
                     .build())
         .hasMessage(
-            "perSourceLateness is for tumbling and hopping windows, not session windows (semantics"
-                + " rule 72)");
+            "perSourceLateness is for tumbling, hopping and sliding windows, not session windows"
+                + " (semantics rule 72)");
     assertThatThrownBy(
             () ->
                 TumblingWindows.builder(Duration.ofMillis(10), Aggregators.sumLong())
@@ -112,14 +112,17 @@ class PerSourceLatenessTest {
   }
 
   private static EventTimeWindows<String, Long, Long> windows(
-      boolean hopping,
-      long size,
-      long advance,
-      long lateness,
-      boolean perSource,
-      List<String> late) {
+      int kind, long size, long advance, long lateness, boolean perSource, List<String> late) {
     LateEventHandler<Long> handler = (s, t, end, w, key, value) -> late.add(s + "@" + t + key);
-    if (hopping) {
+    if (kind == 2) {
+      SlidingWindows.Builder<Long, Long> b =
+          SlidingWindows.builder(Duration.ofMillis(size), Aggregators.sumLong())
+              .allowedLateness(Duration.ofMillis(lateness))
+              .clock(new ManualClock())
+              .lateEventHandler(handler);
+      return (perSource ? b.perSourceLateness() : b).build();
+    }
+    if (kind == 1) {
       HoppingWindows.Builder<Long, Long> b =
           HoppingWindows.builder(
                   Duration.ofMillis(size), Duration.ofMillis(advance), Aggregators.sumLong())
@@ -138,8 +141,8 @@ class PerSourceLatenessTest {
 
   /**
    * The promise: the same sources' events in any interleaving give the same rows and the same late
-   * events, tumbling and hopping (odd traces). The control, the shared-watermark rule, must fail it
-   * on some trace, or the traces would not test anything.
+   * events, tumbling, hopping and sliding (a trace in three each). The control, the
+   * shared-watermark rule, must fail it on some trace, or the traces would not test anything.
    */
   @Test
   void everyInterleavingOfTheSameSourcesEventsGivesTheSameRows() {
@@ -160,7 +163,7 @@ class PerSourceLatenessTest {
         }
         events.add(list);
       }
-      boolean hopping = trace % 2 == 1;
+      int kind = trace % 3; // tumbling, hopping, sliding
       long advance = 1 + random.nextInt((int) size);
       for (boolean perSource : new boolean[] {true, false}) {
         Map<String, Integer> first = null;
@@ -168,7 +171,7 @@ class PerSourceLatenessTest {
         for (int run = 0; run < 6; run++) {
           List<String> late = new ArrayList<>();
           EventTimeWindows<String, Long, Long> windows =
-              windows(hopping, size, advance, lateness, perSource, late);
+              windows(kind, size, advance, lateness, perSource, late);
           for (int s = 0; s < sources; s++) {
             windows.register("s" + s);
           }

@@ -191,7 +191,7 @@ class SlidingWindowsTest {
   }
 
   @Test
-  void theBuilderRefusesANegativeDifferenceAndTheOptionsNotOfferedYet() {
+  void theBuilderRefusesANegativeOrHugeDifferenceAndTheOptionsNotOfferedYet() {
     assertThatThrownBy(() -> SlidingWindows.builder(Duration.ofMillis(-1), Aggregators.count()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("timeDifference");
@@ -210,13 +210,6 @@ class SlidingWindowsTest {
         .isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(
             () ->
-                SlidingWindows.builder(Duration.ofMillis(5), Aggregators.count())
-                    .perSourceLateness()
-                    .build())
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("not sliding windows");
-    assertThatThrownBy(
-            () ->
                 SlidingWindows.builder(
                     Duration.ofMillis(SlidingWindows.MAX_TIME_DIFFERENCE_MILLIS + 1),
                     Aggregators.count()))
@@ -227,6 +220,30 @@ class SlidingWindowsTest {
                 .build()
                 .timeDifferenceMillis())
         .isEqualTo(1);
+  }
+
+  @Test
+  void withPerSourceLatenessARecordIsJudgedByItsOwnSourceAndWindowsCloseOnTheShared() {
+    List<Long> late = new ArrayList<>();
+    SlidingWindows<String, Long, Long> w =
+        SlidingWindows.builder(Duration.ofMillis(10), Aggregators.sumLong())
+            .allowedLateness(Duration.ZERO)
+            .perSourceLateness()
+            .lateEventHandler((source, t, end, watermark, key, value) -> late.add(t))
+            .clock(new ManualClock())
+            .build();
+    w.register("fast");
+    w.register("slow");
+    w.add("fast", 20, "k", 1L);
+    w.add("slow", 5, "k", 10L); // the shared watermark is 5
+    assertThat(w.add("fast", 15, "k", 100L)).as("behind its own source's 20").isFalse();
+    assertThat(w.add("slow", 8, "k", 1_000L)).as("ahead of its own source's 5").isTrue();
+    assertThat(rows(w)).as("the shared watermark is 8 now").containsExactly("k[-5,6)=10");
+    w.finish();
+    assertThat(late).containsExactly(15L);
+    // 8 ends [-2,9) holding 5 and 8; 5 starts [6,17) holding 8; 20 ends [10,21). The window 8
+    // would start, [9,20), holds no record (20 lies just past it): not made.
+    assertThat(rows(w)).containsExactly("k[-2,9)=1010", "k[6,17)=1000", "k[10,21)=1");
   }
 
   @Test
