@@ -80,6 +80,12 @@ final class SlidingStore {
 
     /** The rows of this key waiting for a drain. */
     int queued;
+
+    /** The records dropped from the front of the arrays so far: absolute positions for the fold. */
+    long dropped;
+
+    /** With a built-in {@code long} aggregator: the key's windows folded in O(1) each; or null. */
+    LongWindowFold longFold;
   }
 
   /** The run of a key id, or null. */
@@ -107,11 +113,8 @@ final class SlidingStore {
   /**
    * Decides every candidate window ending at or before {@code watermark}, in ascending end order
    * (equal ends by key id): a window is queued unless it ends at or before {@code writtenThrough}.
-   *
-   * @return the number of windows queued
    */
-  int close(long watermark, long writtenThrough) {
-    int queuedBefore = rowTail - rowHead;
+  void close(long watermark, long writtenThrough) {
     while (heapSize > 0 && heapNext[0] <= watermark) {
       Run run = heap[0];
       long end = run.next;
@@ -126,7 +129,6 @@ final class SlidingStore {
         release(run);
       }
     }
-    return rowTail - rowHead - queuedBefore;
   }
 
   /** The decided windows waiting. */
@@ -149,17 +151,20 @@ final class SlidingStore {
     return TimeMath.saturatedSubtract(TimeMath.saturatedSubtract(end, d), 1);
   }
 
-  /** Folds the {@code i}-th waiting window with the built-in long aggregator. */
+  /**
+   * Folds the {@code i}-th waiting window with the built-in long aggregator: through the key's
+   * {@link LongWindowFold}, since a key's windows are drained with starts and ends that only move
+   * forward.
+   */
   long foldLong(int i, LongFold fold) {
     Run run = runs[readyKey(i)];
     long end = readyEnd(i);
-    long acc = fold.initial();
-    for (int j = firstAtOrAfter(run, startOf(end));
-        j < run.size && inWindow(run.times[j], end);
-        j++) {
-      acc = fold.fold(acc, run.values[j]);
+    int from = firstAtOrAfter(run, startOf(end));
+    int to = end == Long.MAX_VALUE ? run.size : firstAtOrAfter(run, end);
+    if (run.longFold == null) {
+      run.longFold = new LongWindowFold();
     }
-    return acc;
+    return run.longFold.fold(fold, run.values, run.dropped, from + run.dropped, to + run.dropped);
   }
 
   /** Folds the {@code i}-th waiting window with an object aggregator (see {@link #foldLong}). */
@@ -205,37 +210,25 @@ final class SlidingStore {
   }
 
   /**
-   * Whether the candidate window ending at {@code end} exists: a record at {@code end - 1}, or one
-   * at {@code end - d - 2} and one in the window. A saturated end ({@code Long.MAX_VALUE}) stands
-   * for every window whose end would pass it: it exists if one of them does, that is if a record
-   * lies at or after {@code MAX - 1}, or two records at or after {@code MAX - d - 2} lie within
-   * {@code d + 1} of each other (a window that starts just after the first holds the second).
+   * Whether the candidate window ending at {@code end} exists: it holds a record (a candidate is
+   * made by a record at {@code end - 1}, which it holds, or by one at {@code end - d - 2}, which
+   * makes it only with a record in it). A saturated end ({@code Long.MAX_VALUE}) stands for every
+   * window whose end would pass it: it exists if one of them does, that is if a record lies at or
+   * after {@code MAX - 1}, or two records of different times at or after {@code MAX - d - 2} (a
+   * window that starts just after the first holds the second: they are at most {@code d} apart).
    */
   private boolean defines(Run run, long end) {
     if (end == Long.MAX_VALUE) {
-      return definesSaturated(run);
-    }
-    int i = firstAtOrAfter(run, end - 1);
-    if (i < run.size && run.times[i] == end - 1) {
-      return true; // the window that ends at a record: it holds that record
+      if (firstAtOrAfter(run, Long.MAX_VALUE - 1) < run.size) {
+        return true;
+      }
+      int first =
+          firstAtOrAfter(
+              run, TimeMath.saturatedSubtract(TimeMath.saturatedSubtract(Long.MAX_VALUE, d), 2));
+      return first < run.size && run.times[run.size - 1] > run.times[first];
     }
     int first = firstAtOrAfter(run, startOf(end));
     return first < run.size && run.times[first] < end;
-  }
-
-  private boolean definesSaturated(Run run) {
-    if (firstAtOrAfter(run, Long.MAX_VALUE - 1) < run.size) {
-      return true;
-    }
-    long from = TimeMath.saturatedSubtract(TimeMath.saturatedSubtract(Long.MAX_VALUE, d), 2);
-    for (int i = firstAtOrAfter(run, from); i + 1 < run.size; i++) {
-      long q = run.times[i];
-      long next = run.times[i + 1];
-      if (next > q && next - q <= TimeMath.saturatedAdd(d, 1)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private void queue(Run run, long end) {
@@ -327,6 +320,7 @@ final class SlidingStore {
     System.arraycopy(run.values, n, run.values, 0, rest);
     Arrays.fill(run.values, rest, run.size, null);
     run.size = rest;
+    run.dropped += n;
     counters.entriesClosed(n);
   }
 
@@ -373,6 +367,10 @@ final class SlidingStore {
     Run run = spareCount > 0 ? spare[--spareCount] : new Run();
     run.id = id;
     run.decided = watermark;
+    run.dropped = 0;
+    if (run.longFold != null) {
+      run.longFold.reset();
+    }
     runs[id] = run;
     return run;
   }

@@ -146,11 +146,54 @@ class SlidingWindowsTest {
   }
 
   @Test
+  void aDrainVisitedAgainAfterAVisitorThrowsFoldsTheSameValues() {
+    List<String> expected = feedInTwoParts(sliding(10, 0)); // without a failure
+    List<String> all = new ArrayList<>();
+    SlidingWindows<String, Long, Long> failing = sliding(10, 0);
+    int[] calls = {0};
+    for (long t = 0; t < 40; t += 3) {
+      failing.add(t, "k", t);
+    }
+    failing.add(100, "k", 100L); // closes every window of the first part: 27 rows wait
+    assertThatThrownBy(
+            () ->
+                failing.drainFinalized(
+                    (s, e, k, v) -> {
+                      if (++calls[0] % 4 == 0) {
+                        throw new IllegalStateException("sink down");
+                      }
+                      all.add("[" + s + "," + e + ")=" + v);
+                    }))
+        .hasMessage("sink down");
+    for (long t = 103; t < 150; t += 3) { // more rows queue behind the ones still waiting
+      failing.add(t, "k", t);
+    }
+    failing.finish();
+    failing.drainFinalized((s, e, k, v) -> all.add("[" + s + "," + e + ")=" + v));
+    assertThat(all).isEqualTo(expected).hasSize(27 + 33);
+  }
+
+  /** Records 0 to 39 every 3 ms, then 100 to 149 every 3 ms, finished: the rows. */
+  private static List<String> feedInTwoParts(SlidingWindows<String, Long, Long> w) {
+    List<String> rows = new ArrayList<>();
+    for (long t = 0; t < 40; t += 3) {
+      w.add(t, "k", t);
+    }
+    for (long t = 100; t < 150; t += 3) {
+      w.add(t, "k", t);
+    }
+    w.finish();
+    w.drainFinalized((s, e, k, v) -> rows.add("[" + s + "," + e + ")=" + v));
+    return rows;
+  }
+
+  @Test
   void atTheLongBoundsStartsAndEndsSaturate() {
     SlidingWindows<String, Long, Long> w = sliding(10, 0);
     w.add(Long.MIN_VALUE, "lo", 1L);
     w.add(Long.MAX_VALUE - 1, "hi", 2L);
     w.add(Long.MAX_VALUE, "hi", 4L);
+    assertThat(w.toString()).startsWith("SlidingWindows{timeDifferenceMillis=10, ");
     assertThat(w.lastAffectedWindowEnd(Long.MAX_VALUE - 5)).isEqualTo(Long.MAX_VALUE);
     assertThat(w.lastWindowEnd(Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
     w.finish();
@@ -216,6 +259,13 @@ class SlidingWindowsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("timeDifference must be at most");
     assertThat(
+            SlidingWindows.builder(
+                    Duration.ofMillis(SlidingWindows.MAX_TIME_DIFFERENCE_MILLIS),
+                    Aggregators.count())
+                .build()
+                .timeDifferenceMillis())
+        .isEqualTo(Long.MAX_VALUE / 4);
+    assertThat(
             SlidingWindows.builder(Duration.ofNanos(1_999_999), Aggregators.count())
                 .build()
                 .timeDifferenceMillis())
@@ -244,6 +294,68 @@ class SlidingWindowsTest {
     // 8 ends [-2,9) holding 5 and 8; 5 starts [6,17) holding 8; 20 ends [10,21). The window 8
     // would start, [9,20), holds no record (20 lies just past it): not made.
     assertThat(rows(w)).containsExactly("k[-2,9)=1010", "k[6,17)=1000", "k[10,21)=1");
+  }
+
+  @Test
+  void manyKeysAtOnceAndKeysThatComeAndGoKeepTheirOwnRowsInEndOrder() {
+    SlidingWindows<String, Long, Long> w = sliding(10, 10);
+    List<long[]> rows = new ArrayList<>(); // {end, key index, value}
+    ResultVisitor<String, Long> visitor =
+        (s, e, k, v) -> rows.add(new long[] {e, Long.parseLong(k.substring(1)), v});
+    // 300 keys at once, then 20,000 keys that each come once and go: the dictionary sweeps.
+    for (int i = 0; i < 300; i++) {
+      w.add(i % 7, "k" + i, (long) i);
+    }
+    for (int i = 300; i < 20_300; i++) {
+      w.add(i, "k" + i, (long) i);
+      if (i % 50 == 0) {
+        w.drainFinalized(visitor);
+      }
+    }
+    w.finish();
+    w.drainFinalized(visitor);
+    for (int r = 0; r < rows.size(); r++) {
+      assertThat(rows.get(r)[2])
+          .as("row %d holds its own key's value", r)
+          .isEqualTo(rows.get(r)[1]);
+      if (r > 0) {
+        assertThat(rows.get(r)[0]).as("ends ascend").isGreaterThanOrEqualTo(rows.get(r - 1)[0]);
+      }
+    }
+    assertThat(rows).hasSize(20_300);
+    assertThat(w.stats().openWindows()).isZero();
+    assertThat(w.dictionarySize()).as("the keys that left were swept").isLessThan(20_300);
+  }
+
+  @Test
+  void aKeyWhoseLastCandidateMakesNoWindowIsLetGoWhenItIsDecided() {
+    SlidingWindows<String, Long, Long> w = sliding(10, 0);
+    w.add(0, "k", 1L);
+    w.add(5, "x", 1L);
+    assertThat(rows(w)).containsExactly("k[-10,1)=1");
+    assertThat(w.stats().openWindows()).as("k waits for [1,12), x for its windows").isEqualTo(2);
+    w.add(20, "x", 1L); // decides k's last candidate, [1,12): no record in it
+    assertThat(w.stats().openWindows()).as("k let go at once, no drain needed").isEqualTo(1);
+    assertThat(w.stats().openEntries()).isEqualTo(2);
+  }
+
+  @Test
+  void recordsOfTheSameTimeAreFoldedInTheOrderTheyCame() {
+    Aggregator<String, StringBuilder, String> concat =
+        Aggregators.of(
+            StringBuilder::new, StringBuilder::append, StringBuilder::append, sb -> sb.toString());
+    SlidingWindows<String, String, String> w =
+        SlidingWindows.builder(Duration.ofMillis(10), concat)
+            .allowedLateness(Duration.ofMillis(100))
+            .clock(new ManualClock())
+            .build();
+    w.add(5, "k", "a");
+    w.add(7, "k", "c");
+    w.add(5, "k", "b");
+    w.finish();
+    List<String> values = new ArrayList<>();
+    w.drainFinalized((s, e, k, v) -> values.add(v));
+    assertThat(values).containsExactly("ab", "abc", "c");
   }
 
   @Test

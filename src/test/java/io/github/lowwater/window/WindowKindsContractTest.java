@@ -56,6 +56,10 @@ class WindowKindsContractTest {
     assertThat(kinds.get(1).lastWindowEnd(14)).isEqualTo(20);
     assertThat(kinds.get(2).lastWindowEnd(14)).isEqualTo(19);
     assertThat(kinds.get(3).lastWindowEnd(14)).as("sliding [5, 15)").isEqualTo(15);
+    for (int k = 0; k < 3; k++) {
+      assertThat(kinds.get(k).lastAffectedWindowEnd(14)).isEqualTo(kinds.get(k).lastWindowEnd(14));
+    }
+    assertThat(kinds.get(3).lastAffectedWindowEnd(14)).as("sliding [15, 25)").isEqualTo(25);
   }
 
   @Test
