@@ -305,14 +305,16 @@ final class SlidingStore {
     return true;
   }
 
-  /** Lets go of the records whose last candidate is decided: {@code t + d + 2 <= decided}. */
+  /**
+   * Lets go of the records whose last candidate is decided ({@code t + d + 2 <= decided}, every
+   * record once {@code decided} is {@code Long.MAX_VALUE}), once they are half the run or all of
+   * it: amortized O(1) per record, where a copy of the rest at every drain would cost the run's
+   * length. Until then they stay at the front, where no candidate, window or fold reaches them
+   * (each searches from a start later than theirs).
+   */
   private void dropDecided(Run run) {
-    int n = 0;
-    while (n < run.size
-        && TimeMath.saturatedAdd(TimeMath.saturatedAdd(run.times[n], d), 2) <= run.decided) {
-      n++;
-    }
-    if (n == 0) {
+    int n = run.decided == Long.MAX_VALUE ? run.size : firstAtOrAfter(run, startOf(run.decided));
+    if (n == 0 || (n < run.size && n * 2 < run.size)) {
       return;
     }
     int rest = run.size - n;

@@ -17,10 +17,12 @@ import java.time.Duration;
  * <p><b>Not thread-safe for writes; confine every mutating call to one thread.</b> {@code add}
  * costs a key lookup, an insertion into the key's records in time order (a copy of the records it
  * precedes, none in order) and {@code O(log keys)} to reschedule the key; a window costs {@code
- * O(log keys)} when the watermark decides it and a fold of its records when it is drained. The
- * records of a key are held until every window that can hold them is decided and drained: about
- * {@code d} of event time per key. No allocation at steady state with the built-in {@code long}
- * aggregators (a key's arrays grow by doubling and are reused). No threads are started.
+ * O(log keys)} when the watermark decides it and, when it is drained, a fold of its records with a
+ * generic aggregator, amortized O(1) with a built-in {@code long} one ({@link Aggregators}: a
+ * two-stack fold over the key's records, whose windows drain in order). The records of a key are
+ * held until every window that can hold them is decided and drained: about {@code d} of event time
+ * per key. No allocation at steady state with the built-in {@code long} aggregators (a key's arrays
+ * grow by doubling and are reused). No threads are started.
  *
  * <h2>Rules</h2>
  *
