@@ -188,6 +188,31 @@ class SlidingWindowsTest {
   }
 
   @Test
+  void aKeysWindowsFoldedBeforeAnOverflowOfAnotherKeyAreFoldedAgainTheSame() {
+    SlidingWindows<String, Long, Long> w = sliding(10, 100);
+    for (long t = 0; t < 20; t += 2) {
+      w.add(t, "k", t); // k's windows end by 30
+    }
+    w.add(40, "j", Long.MAX_VALUE);
+    w.add(41, "j", 1L); // j's window ending at 42 overflows sumLong when it is folded
+    w.finish();
+    // pollFinalized folds k's windows, then fails at j's, and takes none: k's are folded again.
+    assertThatThrownBy(w::pollFinalized).isInstanceOf(ArithmeticException.class);
+    List<String> rows = new ArrayList<>();
+    assertThatThrownBy(
+            () -> w.drainFinalized((s, e, k, v) -> rows.add(k + "[" + s + "," + e + ")=" + v)))
+        .isInstanceOf(ArithmeticException.class);
+    SlidingWindows<String, Long, Long> onlyK = sliding(10, 100);
+    for (long t = 0; t < 20; t += 2) {
+      onlyK.add(t, "k", t);
+    }
+    onlyK.finish();
+    List<String> expected = rows(onlyK);
+    expected.add("j[30,41)=" + Long.MAX_VALUE); // j's first window; its second overflows
+    assertThat(rows).isEqualTo(expected).hasSize(20);
+  }
+
+  @Test
   void atTheLongBoundsStartsAndEndsSaturate() {
     SlidingWindows<String, Long, Long> w = sliding(10, 0);
     w.add(Long.MIN_VALUE, "lo", 1L);
