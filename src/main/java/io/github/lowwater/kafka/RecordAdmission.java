@@ -168,11 +168,11 @@ final class RecordAdmission<K, V, R> {
     }
     long written = Math.max(p.writtenThroughMillis, mergedWrittenThroughMillis);
     if (end <= written && (affected <= written || late || offset >= p.readThroughOffset)) {
-      // (A sliding window record its previous owner read, whose windows are written but the one
-      // starting just after it: judged by the watermark its re-reading replays, as it was.)
       // A record of a written window that its previous owner never read: late, whatever this
       // owner's watermark says (it may be lower: a clamped seed). In MERGED a window holds every
       // partition's records, so a window any partition's checkpoint says is written is written.
+      // (A sliding window record its previous owner read, whose own window is written but not the
+      // one starting just after it, is not here: its re-reading replays the verdict it had.)
       lateByClaim(p, r, t, end, written);
       return;
     }

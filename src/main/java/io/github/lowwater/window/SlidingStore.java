@@ -160,7 +160,7 @@ final class SlidingStore {
     Run run = runs[readyKey(i)];
     long end = readyEnd(i);
     int from = firstAtOrAfter(run, startOf(end));
-    int to = end == Long.MAX_VALUE ? run.size : firstAtOrAfter(run, end);
+    int to = windowTo(run, end);
     if (run.longFold == null) {
       run.longFold = new LongWindowFold();
     }
@@ -172,17 +172,18 @@ final class SlidingStore {
     Run run = runs[readyKey(i)];
     long end = readyEnd(i);
     Object acc = aggregator.create();
-    for (int j = firstAtOrAfter(run, startOf(end));
-        j < run.size && inWindow(run.times[j], end);
-        j++) {
+    for (int j = firstAtOrAfter(run, startOf(end)), to = windowTo(run, end); j < to; j++) {
       acc = aggregator.add(acc, run.values[j]);
     }
     return acc;
   }
 
-  /** Whether a record at {@code t} at or after the start is in the window ending at {@code end}. */
-  private static boolean inWindow(long t, long end) {
-    return t < end || end == Long.MAX_VALUE; // a saturated window holds the records through it
+  /**
+   * The index after the last record of the window ending at {@code end}: the first at or after it,
+   * or every record for a saturated window, which holds the records through it.
+   */
+  private static int windowTo(Run run, long end) {
+    return end == Long.MAX_VALUE ? run.size : firstAtOrAfter(run, end);
   }
 
   /** Takes the oldest waiting window off the queue, and lets go of what only it needed. */
@@ -227,8 +228,7 @@ final class SlidingStore {
               run, TimeMath.saturatedSubtract(TimeMath.saturatedSubtract(Long.MAX_VALUE, d), 2));
       return first < run.size && run.times[run.size - 1] > run.times[first];
     }
-    int first = firstAtOrAfter(run, startOf(end));
-    return first < run.size && run.times[first] < end;
+    return firstAtOrAfter(run, startOf(end)) < windowTo(run, end);
   }
 
   private void queue(Run run, long end) {

@@ -10,7 +10,9 @@ import io.github.lowwater.window.WindowResult;
 import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -35,13 +37,7 @@ class KafkaWindowsShapesTest {
             .consumer(consumer)
             .build();
     w.rebalanceListener().onPartitionsAssigned(List.of(P0));
-    w.onPoll(
-        KafkaWindowsTest.recordsOf(
-            List.of(
-                JoinHandOverModelTest.Trace.record(P0, 0, DAY0 + 10 * HOUR + HOUR / 4, "k", "v"),
-                JoinHandOverModelTest.Trace.record(P0, 1, DAY0 + 12 * HOUR, "k", "v"))),
-        r -> r.key(),
-        r -> 1L);
+    poll(w, record(P0, 0, DAY0 + 10 * HOUR + HOUR / 4, "k"), record(P0, 1, DAY0 + 12 * HOUR, "k"));
     assertThat(w.pollFinalized())
         .extracting(WindowResult::start, WindowResult::end, WindowResult::value)
         .containsExactly(tuple(DAY0 + 9 * HOUR + HOUR / 2, DAY0 + 10 * HOUR + HOUR / 2, 1L));
@@ -55,13 +51,10 @@ class KafkaWindowsShapesTest {
             .consumer(other)
             .build();
     hopping.rebalanceListener().onPartitionsAssigned(List.of(P0));
-    hopping.onPoll(
-        KafkaWindowsTest.recordsOf(
-            List.of(
-                JoinHandOverModelTest.Trace.record(P0, 0, DAY0 + 10 * HOUR + HOUR / 4, "k", "v"),
-                JoinHandOverModelTest.Trace.record(P0, 1, DAY0 + 14 * HOUR, "k", "v"))),
-        r -> r.key(),
-        r -> 1L);
+    poll(
+        hopping,
+        record(P0, 0, DAY0 + 10 * HOUR + HOUR / 4, "k"),
+        record(P0, 1, DAY0 + 14 * HOUR, "k"));
     assertThat(hopping.pollFinalized())
         .extracting(WindowResult::start, WindowResult::end)
         .containsExactly(
@@ -81,13 +74,7 @@ class KafkaWindowsShapesTest {
     w.rebalanceListener().onPartitionsAssigned(List.of(P0));
     long thursday = CalendarPeriodTestAccess.at("2026-12-03T10:00-05:00[America/New_York]");
     long nextWeek = CalendarPeriodTestAccess.at("2026-12-06T00:00-05:00[America/New_York]");
-    w.onPoll(
-        KafkaWindowsTest.recordsOf(
-            List.of(
-                JoinHandOverModelTest.Trace.record(P0, 0, thursday, "k", "v"),
-                JoinHandOverModelTest.Trace.record(P0, 1, nextWeek, "k", "v"))),
-        r -> r.key(),
-        r -> 1L);
+    poll(w, record(P0, 0, thursday, "k"), record(P0, 1, nextWeek, "k"));
     assertThat(w.pollFinalized())
         .extracting(WindowResult::start, WindowResult::end)
         .containsExactly(tuple(weeks.startOf(thursday), nextWeek));
@@ -122,20 +109,9 @@ class KafkaWindowsShapesTest {
     w.rebalanceListener().onPartitionsAssigned(List.of(P0, p1));
     long january = CalendarPeriodTestAccess.at("2026-01-31T23:00+05:30[Asia/Kolkata]");
     long february = CalendarPeriodTestAccess.at("2026-02-01T00:00+05:30[Asia/Kolkata]");
-    w.onPoll(
-        KafkaWindowsTest.recordsOf(
-            List.of(
-                JoinHandOverModelTest.Trace.record(P0, 0, january, "k", "v"),
-                JoinHandOverModelTest.Trace.record(P0, 1, february, "k", "v"),
-                JoinHandOverModelTest.Trace.record(p1, 0, january, "k", "v"))),
-        r -> r.key(),
-        r -> 1L);
+    poll(w, record(P0, 0, january, "k"), record(P0, 1, february, "k"), record(p1, 0, january, "k"));
     assertThat(w.pollFinalized()).as("p1 holds January open").isEmpty();
-    w.onPoll(
-        KafkaWindowsTest.recordsOf(
-            List.of(JoinHandOverModelTest.Trace.record(p1, 1, february, "k", "v"))),
-        r -> r.key(),
-        r -> 1L);
+    poll(w, record(p1, 1, february, "k"));
     assertThat(w.pollFinalized())
         .extracting(WindowResult::start, WindowResult::end, WindowResult::value)
         .containsExactly(tuple(months.startOf(january), february, 2L));
@@ -152,14 +128,11 @@ class KafkaWindowsShapesTest {
             .consumer(consumer)
             .build();
     w.rebalanceListener().onPartitionsAssigned(List.of(P0));
-    w.onPoll(
-        KafkaWindowsTest.recordsOf(
-            List.of(
-                JoinHandOverModelTest.Trace.record(P0, 0, DAY0, "k", "v"),
-                JoinHandOverModelTest.Trace.record(P0, 1, DAY0 + 5 * minute, "k", "v"),
-                JoinHandOverModelTest.Trace.record(P0, 2, DAY0 + 10 * minute + 1, "x", "v"))),
-        r -> r.key(),
-        r -> 1L);
+    poll(
+        w,
+        record(P0, 0, DAY0, "k"),
+        record(P0, 1, DAY0 + 5 * minute, "k"),
+        record(P0, 2, DAY0 + 10 * minute + 1, "x"));
     assertThat(w.committableOffsets().get(P0).offset()).as("nothing returned yet").isZero();
     assertThat(w.pollFinalized())
         .extracting(WindowResult::key, WindowResult::start, WindowResult::end, WindowResult::value)
@@ -169,11 +142,7 @@ class KafkaWindowsShapesTest {
     // The window starting after the first record, [DAY0 + 1, DAY0 + 10 min + 2), is not closed:
     // the first record is still needed to make it.
     assertThat(w.committableOffsets().get(P0).offset()).isZero();
-    w.onPoll(
-        KafkaWindowsTest.recordsOf(
-            List.of(JoinHandOverModelTest.Trace.record(P0, 3, DAY0 + 10 * minute + 2, "x", "v"))),
-        r -> r.key(),
-        r -> 1L);
+    poll(w, record(P0, 3, DAY0 + 10 * minute + 2, "x"));
     assertThat(w.pollFinalized())
         .extracting(WindowResult::key, WindowResult::start, WindowResult::value)
         .containsExactly(tuple("k", DAY0 + 1, 1L), tuple("x", DAY0 + 1, 1L));
@@ -184,11 +153,7 @@ class KafkaWindowsShapesTest {
     long[][] steps = {{637_499, 0}, {637_500, 1}, {937_499, 1}, {937_500, 2}};
     int offset = 4;
     for (long[] step : steps) {
-      w.onPoll(
-          KafkaWindowsTest.recordsOf(
-              List.of(JoinHandOverModelTest.Trace.record(P0, offset++, DAY0 + step[0], "y", "v"))),
-          r -> r.key(),
-          r -> 1L);
+      poll(w, record(P0, offset++, DAY0 + step[0], "y"));
       w.pollFinalized();
       assertThat(w.committableOffsets().get(P0).offset())
           .as("watermark DAY0 + %d", step[0])
@@ -238,5 +203,21 @@ class KafkaWindowsShapesTest {
     static long at(String zonedDateTime) {
       return java.time.ZonedDateTime.parse(zonedDateTime).toInstant().toEpochMilli();
     }
+  }
+
+  /** Hands the windows one poll of records, each counting 1 under its key. */
+  @SafeVarargs
+  private static void poll(
+      KafkaWindows<String, Long, Long> windows, ConsumerRecord<String, String>... records) {
+    List<ConsumerRecord<String, String>> poll = new ArrayList<>();
+    for (ConsumerRecord<String, String> r : records) {
+      poll.add(r); // not List.of(records): the array would leave the method (lint: varargs)
+    }
+    windows.onPoll(KafkaWindowsTest.recordsOf(poll), r -> r.key(), r -> 1L);
+  }
+
+  private static ConsumerRecord<String, String> record(
+      TopicPartition partition, long offset, long eventTime, String key) {
+    return JoinHandOverModelTest.Trace.record(partition, offset, eventTime, key, "v");
   }
 }
