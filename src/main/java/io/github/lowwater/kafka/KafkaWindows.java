@@ -307,11 +307,11 @@ public final class KafkaWindows<K, V, R> {
 
   /**
    * Returns a builder for sliding windows of the given time difference folded with the given
-   * aggregator ({@link SlidingWindows}; docs/semantics.md, rules 77 and 78): per (partition, key),
+   * aggregator ({@link SlidingWindows}; docs/semantics.md, rules 77 to 79): per (partition, key),
    * the windows that end at each record and that start just after it, Kafka Streams' {@code
    * SlidingWindows}. The committed offset never passes a record whose windows, the one that starts
-   * just after it included, are not all returned. Every result scope; early results and a grace
-   * period are refused as the core refuses them.
+   * just after it included, are not all returned (with a grace period: retired). Every result
+   * scope; early results and a grace period in {@code PER_PARTITION} and {@code MERGED}.
    *
    * @param timeDifference the largest difference between two records' times in one window, at least
    *     0
@@ -1692,7 +1692,7 @@ public final class KafkaWindows<K, V, R> {
       if (gap != null) { // refuses a non-merging aggregator
         copyOptionsTo(SessionWindows.builder(gap, aggregator)).build();
       }
-      if (timeDifference != null) { // refuses early results, grace and per-source lateness
+      if (timeDifference != null) { // refuses per-source lateness with panes
         copyOptionsTo(SlidingWindows.builder(timeDifference, aggregator)).build();
       }
       if (advance == null && gap == null && timeDifference == null) {

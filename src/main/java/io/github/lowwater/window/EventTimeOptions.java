@@ -154,7 +154,8 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
    * the same events give the same rows, after a restart and on another owner. Off by default. For
    * session windows the marks are those of a session's current span, and, as with a grace period,
    * an event is then late iff {@code t + gap + grace <= watermark}, even if it would join a live
-   * session (rule 56).
+   * session (rule 56). Sliding windows start at record times, so their marks are the multiples
+   * {@code k * period} of event time that fall inside an open window (rule 79).
    *
    * @param period the period, at least one millisecond; converted once, saturating
    * @return this builder
@@ -177,7 +178,8 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
    * row prompt and pays with extra rows and the state of {@code grace} more event time. Default 0:
    * a window retires at its on-time row. For session windows with a grace period above 0 or early
    * results, an event is late iff {@code t + gap + grace <= watermark}, even if it would join a
-   * live session (rule 56).
+   * live session (rule 56). For sliding windows an event is late iff {@code t + 1 + grace <=
+   * watermark}, and one in its grace period also gives a row in each window it makes (rule 79).
    *
    * @param grace the grace period, {@code >= 0}; converted once, saturating
    * @return this builder

@@ -11,14 +11,21 @@ import java.util.Arrays;
  * end)} of a key is a <em>candidate</em> when a record lies at {@code end - 1} (the window that
  * ends at it) or at {@code end - d - 2} (the window that starts just after it); the candidates of a
  * run are decided in ascending end order as the watermark passes them, and the runs wait in a
- * min-heap by their next candidate, so a watermark rise costs {@code O(log runs)} per decided
- * window and nothing for the keys it does not reach.
+ * {@link SlidingHeap} by their next candidate, so a watermark rise costs {@code O(log runs)} per
+ * decided window and nothing for the keys it does not reach.
  *
- * <p>A decided window is queued as (key, end) and folded when it is drained, from the records still
- * held: a record that is not late lies at or after the watermark, so none that came after a window
- * closed is in it. So an aggregator's exception is a drain's, and leaves the window queued. A
- * record is let go once no window can need it: its last candidate ({@code t + d + 2}) is decided
+ * <p>A decided window is queued in {@link SlidingRows} and folded when it is drained, from the
+ * records still held: so an aggregator's exception is a drain's, and leaves the row queued. Without
+ * panes, a record that is not late lies at or after the watermark, so none that came after a window
+ * closed is in it, and a record is let go once its last candidate ({@code t + d + 2}) is decided
  * and no row of its key waits.
+ *
+ * <p><b>With panes</b> (early results or a grace period, semantics rule 79) each row also notes the
+ * arrival number of the newest record, and holds only the records that arrived by then; a window
+ * remembers its rows in the key's {@link SlidingPanes} until it retires ({@code end + grace <=
+ * watermark}), and a record is let go once every window that can hold it has retired. A run then
+ * also waits in the heap for its next retirement. Early rows fire at the marks {@code kΔ} of event
+ * time, for every open window a mark falls in.
  *
  * <p>Allocates only when a key's arrays or the queue grow, and for a run of a new key (runs of keys
  * that leave are reused). Not thread-safe.
@@ -27,6 +34,9 @@ final class SlidingStore {
 
   private final long d;
   private final WindowCounters counters;
+  private final long earlyMillis;
+  private final long graceMillis;
+  private final boolean paned;
 
   /** The runs by key id; null for a key without records or rows. */
   private Run[] runs = new Run[16];
@@ -41,25 +51,28 @@ final class SlidingStore {
 
   private int spareCount;
 
+  private final SlidingHeap heap = new SlidingHeap();
+
+  private final SlidingRows rows;
+
+  /** With panes: the arrival number of the newest record. */
+  private long arrivals;
+
+  /** With panes: rows are counted and indexed, and not queued (a replay). */
+  boolean replaying;
+
   /**
-   * The min-heap of runs with a candidate to decide, by (next candidate end, key id); the two sort
-   * keys are kept beside the runs, so that a comparison reads no run.
+   * @param earlyMillis the period of early results, 0 for none
+   * @param graceMillis the grace period, {@code >= 0}
    */
-  private Run[] heap = new Run[16];
-
-  private long[] heapNext = new long[16];
-  private int[] heapId = new int[16];
-  private int heapSize;
-
-  // The decided windows waiting for a drain, in the order they were decided: a FIFO.
-  private int[] rowKey = new int[16];
-  private long[] rowEnd = new long[16];
-  private int rowHead;
-  private int rowTail;
-
-  SlidingStore(long timeDifferenceMillis, WindowCounters counters) {
+  SlidingStore(
+      long timeDifferenceMillis, WindowCounters counters, long earlyMillis, long graceMillis) {
     this.d = timeDifferenceMillis;
     this.counters = counters;
+    this.earlyMillis = earlyMillis;
+    this.graceMillis = graceMillis;
+    this.paned = earlyMillis > 0 || graceMillis > 0;
+    this.rows = new SlidingRows(paned);
   }
 
   /** The records and the decisions of one key. */
@@ -67,12 +80,19 @@ final class SlidingStore {
     int id;
     long[] times = new long[4];
     Object[] values = new Object[4];
+
+    /** With panes: each record's arrival number; else null. */
+    long[] arrivals;
+
     int size;
 
     /** Every candidate window of this key ending at or before it is decided. */
     long decided;
 
-    /** The next candidate end, the heap's key; valid while in the heap. */
+    /** With panes: every window of this key ending at or before it is retired. */
+    long retired;
+
+    /** The heap's time; valid while in the heap. */
     long next;
 
     /** The position in the heap, or -1. */
@@ -86,6 +106,9 @@ final class SlidingStore {
 
     /** With a built-in {@code long} aggregator: the key's windows folded in O(1) each; or null. */
     LongWindowFold longFold;
+
+    /** With panes: the rows of the key's windows not retired; else null. */
+    SlidingPanes panes;
   }
 
   /** The run of a key id, or null. */
@@ -94,11 +117,12 @@ final class SlidingStore {
   }
 
   /**
-   * Holds a record that is not late against {@code watermark} ({@code t >= watermark}): every
-   * candidate of its key ending by the watermark is decided already (a watermark rise decides them
-   * before the next record comes).
+   * Holds a record that is not late ({@code t + 1 + grace > watermark}): every candidate of its key
+   * ending by the watermark is decided already (a watermark rise decides them before the next
+   * record comes). With panes, a record whose own window is complete ({@code t + 1 <= watermark})
+   * is a late update: each window it changes or makes that is complete gets a {@code LATE} row.
    */
-  void add(int id, long t, Object value, long watermark) {
+  void add(int id, long t, Object value, long watermark, long writtenThrough) {
     Run run = run(id);
     if (run == null) {
       run = newRun(id, watermark);
@@ -107,43 +131,153 @@ final class SlidingStore {
     run.decided = Math.max(run.decided, watermark);
     insert(run, t, value);
     counters.entryOpened();
+    if (paned && TimeMath.saturatedAdd(t, 1) <= watermark) {
+      lateRows(run, t, watermark, writtenThrough);
+    }
     reschedule(run);
   }
 
   /**
    * Decides every candidate window ending at or before {@code watermark}, in ascending end order
    * (equal ends by key id): a window is queued unless it ends at or before {@code writtenThrough}.
+   * With panes, also retires the windows and records that {@code watermark} retires.
    */
   void close(long watermark, long writtenThrough) {
-    while (heapSize > 0 && heapNext[0] <= watermark) {
-      Run run = heap[0];
-      long end = run.next;
-      if (end > writtenThrough && defines(run, end)) {
-        queue(run, end);
+    while (!heap.isEmpty() && heap.firstTime() <= watermark) {
+      Run run = heap.first();
+      if (paned) {
+        step(run, watermark, writtenThrough);
+      } else {
+        long end = run.next;
+        if (end > writtenThrough && defines(run, end)) {
+          rows.add(run.id, end);
+          run.queued++;
+          counters.windowFinalized();
+        }
+        run.decided = end;
+        if (run.queued == 0) {
+          dropDecided(run, run.decided);
+        }
       }
-      run.decided = end;
-      if (run.queued == 0) {
-        dropDecided(run);
-      }
-      if (!reschedule(run) && run.size == 0 && run.queued == 0) {
+      if (!reschedule(run) && run.size == 0 && run.queued == 0 && noPanes(run)) {
         release(run);
       }
     }
   }
 
-  /** The decided windows waiting. */
+  /** With panes: the run's next candidate, or its next retirement if that comes first. */
+  private void step(Run run, long watermark, long writtenThrough) {
+    long candidate = nextCandidate(run);
+    long retirement = nextRetirement(run);
+    if (candidate != Long.MIN_VALUE
+        && candidate <= watermark
+        && (retirement == Long.MIN_VALUE || candidate <= retirement)) {
+      if (candidate > writtenThrough && defines(run, candidate)) {
+        boolean isFinal = TimeMath.saturatedAdd(candidate, graceMillis) <= watermark;
+        produce(run, candidate, Timing.ON_TIME, isFinal);
+        counters.windowFinalized();
+      }
+      run.decided = candidate;
+      return;
+    }
+    // Every window and record due to retire here ends by the decided end: a later one would be a
+    // candidate still to decide, and would have come first.
+    long through = Math.min(retiredThrough(watermark), run.decided);
+    for (int n = run.panes.retireThrough(through); n > 0; n--) {
+      counters.windowRetired();
+    }
+    run.retired = Math.max(run.retired, through);
+    if (run.queued == 0) {
+      dropDecided(run, run.retired);
+    }
+  }
+
+  /**
+   * The {@code LATE} rows of a late update at {@code t}: every window ending in {@code [t + 1,
+   * min(watermark, t + d + 2)]} that exists, is not retired, was not written elsewhere, and holds
+   * the record or did not exist before it (a window that has had no row and is complete exists only
+   * since this record: every other got its on-time row, and remembers it until it retires).
+   */
+  private void lateRows(Run run, long t, long watermark, long writtenThrough) {
+    long to = Math.min(watermark, TimeMath.saturatedAdd(TimeMath.saturatedAdd(t, d), 2));
+    long retiredThrough = retiredThrough(watermark);
+    for (long end = candidateFrom(run, TimeMath.saturatedAdd(t, 1));
+        end != Long.MIN_VALUE && end <= to;
+        end = end == Long.MAX_VALUE ? Long.MIN_VALUE : candidateFrom(run, end + 1)) {
+      if (end <= writtenThrough || end <= retiredThrough || !defines(run, end)) {
+        continue;
+      }
+      boolean holds = startOf(end) <= t && (t < end || end == Long.MAX_VALUE);
+      if (holds || run.panes.find(end) < 0) {
+        produce(run, end, Timing.LATE, false);
+        counters.lateUpdate();
+      }
+    }
+  }
+
+  /**
+   * With early results: the newest event time rose from {@code previous} to {@code newest}. If a
+   * mark {@code kΔ} lies in {@code (previous, newest]}, every open window with such a mark after
+   * its start and before its end fires: an {@code EARLY} row if it has had no row or holds more
+   * records than at its last one. Keys in id order, each key's windows in ascending end.
+   */
+  void fireEarly(long previous, long newest, long writtenThrough) {
+    if (Math.floorDiv(newest, earlyMillis) == Math.floorDiv(previous, earlyMillis)) {
+      return;
+    }
+    long to = TimeMath.saturatedAdd(newest, d); // a window that starts before newest
+    for (Run run : runs) {
+      if (run == null || run.size == 0 || run.decided == Long.MAX_VALUE) {
+        continue;
+      }
+      long from = Math.max(run.decided, writtenThrough);
+      if (from == Long.MAX_VALUE) {
+        continue;
+      }
+      for (long end = candidateFrom(run, from + 1);
+          end != Long.MIN_VALUE && end <= to;
+          end = end == Long.MAX_VALUE ? Long.MIN_VALUE : candidateFrom(run, end + 1)) {
+        long lo = Math.max(previous, startOf(end));
+        long hi = Math.min(newest, end - 1);
+        if (hi <= lo
+            || Math.floorDiv(hi, earlyMillis) == Math.floorDiv(lo, earlyMillis)
+            || !defines(run, end)) {
+          continue;
+        }
+        int slot = run.panes.find(end);
+        if (slot < 0 || run.panes.count(slot) != countIn(run, end)) {
+          produce(run, end, Timing.EARLY, false);
+          counters.earlyRow();
+        }
+      }
+    }
+  }
+
+  /** A row of the window ending at {@code end}, with the key's next index, remembered. */
+  private void produce(Run run, long end, Timing timing, boolean isFinal) {
+    int index = run.panes.rows(run.panes.find(end));
+    run.panes.row(end, countIn(run, end));
+    if (!replaying) {
+      rows.add(run.id, end, timing, index, isFinal, arrivals);
+      run.queued++;
+    }
+  }
+
+  /** The end through which {@code watermark} retires windows: {@code watermark - grace}. */
+  private long retiredThrough(long watermark) {
+    return watermark == Long.MAX_VALUE
+        ? Long.MAX_VALUE
+        : TimeMath.saturatedSubtract(watermark, graceMillis);
+  }
+
+  /** The rows waiting. */
   int ready() {
-    return rowTail - rowHead;
+    return rows.size();
   }
 
-  /** The key id of the {@code i}-th waiting window (from 0). */
-  int readyKey(int i) {
-    return rowKey[rowHead + i];
-  }
-
-  /** The end of the {@code i}-th waiting window. */
-  long readyEnd(int i) {
-    return rowEnd[rowHead + i];
+  /** The rows waiting, for their key, end and pane. */
+  SlidingRows rows() {
+    return rows;
   }
 
   /** The start of a window ending at {@code end}: {@code end - d - 1}, saturating. */
@@ -152,28 +286,41 @@ final class SlidingStore {
   }
 
   /**
-   * Folds the {@code i}-th waiting window with the built-in long aggregator: through the key's
-   * {@link LongWindowFold}, since a key's windows are drained with starts and ends that only move
-   * forward.
+   * Folds the {@code i}-th waiting row with the built-in long aggregator: without panes through the
+   * key's {@link LongWindowFold}, since a key's windows are drained with starts and ends that only
+   * move forward; with panes record by record, the records that arrived by its cutoff.
    */
   long foldLong(int i, LongFold fold) {
-    Run run = runs[readyKey(i)];
-    long end = readyEnd(i);
+    Run run = runs[rows.key(i)];
+    long end = rows.end(i);
     int from = firstAtOrAfter(run, startOf(end));
     int to = windowTo(run, end);
+    if (paned) {
+      long cutoff = rows.cutoff(i);
+      long acc = fold.initial();
+      for (int j = from; j < to; j++) {
+        if (run.arrivals[j] <= cutoff) {
+          acc = fold.fold(acc, run.values[j]);
+        }
+      }
+      return acc;
+    }
     if (run.longFold == null) {
       run.longFold = new LongWindowFold();
     }
     return run.longFold.fold(fold, run.values, run.dropped, from + run.dropped, to + run.dropped);
   }
 
-  /** Folds the {@code i}-th waiting window with an object aggregator (see {@link #foldLong}). */
+  /** Folds the {@code i}-th waiting row with an object aggregator (see {@link #foldLong}). */
   Object fold(int i, Aggregator<Object, Object, ?> aggregator) {
-    Run run = runs[readyKey(i)];
-    long end = readyEnd(i);
+    Run run = runs[rows.key(i)];
+    long end = rows.end(i);
+    long cutoff = rows.cutoff(i);
     Object acc = aggregator.create();
     for (int j = firstAtOrAfter(run, startOf(end)), to = windowTo(run, end); j < to; j++) {
-      acc = aggregator.add(acc, run.values[j]);
+      if (!paned || run.arrivals[j] <= cutoff) {
+        acc = aggregator.add(acc, run.values[j]);
+      }
     }
     return acc;
   }
@@ -186,28 +333,33 @@ final class SlidingStore {
     return end == Long.MAX_VALUE ? run.size : firstAtOrAfter(run, end);
   }
 
-  /** Takes the oldest waiting window off the queue, and lets go of what only it needed. */
+  /** The records the window ending at {@code end} holds now. */
+  private int countIn(Run run, long end) {
+    return windowTo(run, end) - firstAtOrAfter(run, startOf(end));
+  }
+
+  /** Takes the oldest waiting row off the queue, and lets go of what only it needed. */
   void take() {
-    Run run = runs[rowKey[rowHead++]];
-    if (rowHead == rowTail) {
-      rowHead = 0;
-      rowTail = 0;
-    }
+    Run run = runs[rows.take()];
     if (--run.queued == 0) {
-      dropDecided(run);
-      if (run.size == 0 && run.heapIndex < 0) {
+      dropDecided(run, paned ? run.retired : run.decided);
+      if (run.size == 0 && run.heapIndex < 0 && noPanes(run)) {
         release(run);
       }
     }
   }
 
-  /** Sets the bit of every key id with records held or rows waiting. */
+  /** Sets the bit of every key id with records held, rows waiting or windows not retired. */
   void markIds(long[] live) {
     for (Run r : runs) {
       if (r != null) {
         live[r.id >>> 6] |= 1L << r.id;
       }
     }
+  }
+
+  private boolean noPanes(Run run) {
+    return run.panes == null || run.panes.isEmpty();
   }
 
   /**
@@ -231,95 +383,93 @@ final class SlidingStore {
     return firstAtOrAfter(run, startOf(end)) < windowTo(run, end);
   }
 
-  private void queue(Run run, long end) {
-    if (rowTail == rowKey.length) {
-      int waiting = rowTail - rowHead;
-      if (waiting * 2 > rowKey.length) {
-        rowKey = Arrays.copyOf(rowKey, rowKey.length * 2);
-        rowEnd = Arrays.copyOf(rowEnd, rowEnd.length * 2);
-      }
-      System.arraycopy(rowKey, rowHead, rowKey, 0, waiting);
-      System.arraycopy(rowEnd, rowHead, rowEnd, 0, waiting);
-      rowHead = 0;
-      rowTail = waiting;
-    }
-    rowKey[rowTail] = run.id;
-    rowEnd[rowTail] = end;
-    rowTail++;
-    run.queued++;
-    counters.windowFinalized();
+  /** The next candidate end above {@code decided}, or {@code Long.MIN_VALUE} for none. */
+  private long nextCandidate(Run run) {
+    return run.decided == Long.MAX_VALUE ? Long.MIN_VALUE : candidateFrom(run, run.decided + 1);
   }
 
   /**
-   * The next candidate end above {@code decided}: the smallest of {@code t + 1} over the records at
-   * or after it and {@code t + d + 2} over the others; {@code Long.MIN_VALUE} for none. Saturating,
-   * so that a candidate past {@code Long.MAX_VALUE} is decided at it, with the others there.
+   * The smallest candidate end at or above {@code from}: the smallest of {@code t + 1} and {@code t
+   * + d + 2} over the records, saturating (so that a candidate past {@code Long.MAX_VALUE} is
+   * decided at it, with the others there); {@code Long.MIN_VALUE} for none.
    */
-  private long nextCandidate(Run run) {
-    long decided = run.decided;
+  private long candidateFrom(Run run, long from) {
     long next = Long.MIN_VALUE;
-    int left = firstAtOrAfter(run, decided); // t + 1 > decided, unless t + 1 saturates
+    int left = firstAtOrAfter(run, TimeMath.saturatedSubtract(from, 1));
     if (left < run.size) {
       long end = TimeMath.saturatedAdd(run.times[left], 1);
-      if (end > decided) {
+      if (end >= from) {
         next = end;
       }
     }
-    // t + d + 2 > decided, that is t >= decided - d - 1
-    int right = firstAtOrAfter(run, startOf(decided));
+    int right =
+        firstAtOrAfter(run, TimeMath.saturatedSubtract(TimeMath.saturatedSubtract(from, d), 2));
     if (right < run.size) {
       long end = TimeMath.saturatedAdd(TimeMath.saturatedAdd(run.times[right], d), 2);
-      if (end > decided && (next == Long.MIN_VALUE || end < next)) {
+      if (end >= from && (next == Long.MIN_VALUE || end < next)) {
         next = end;
       }
     }
     return next;
   }
 
-  /** Puts the run in the heap at its next candidate, or out of it; returns whether it is in. */
+  /**
+   * With panes: when the next window or record of the run retires ({@code end + grace}, {@code t +
+   * d + 2 + grace}), or {@code Long.MIN_VALUE} for none.
+   */
+  private long nextRetirement(Run run) {
+    long next = Long.MIN_VALUE;
+    if (!run.panes.isEmpty()) {
+      next = TimeMath.saturatedAdd(run.panes.oldestEnd(), graceMillis);
+    }
+    if (run.retired != Long.MAX_VALUE) {
+      int first = firstAtOrAfter(run, startOf(run.retired)); // t + d + 2 > retired
+      if (first < run.size) {
+        long t = run.times[first];
+        long end =
+            TimeMath.saturatedAdd(
+                TimeMath.saturatedAdd(TimeMath.saturatedAdd(t, d), 2), graceMillis);
+        next = next == Long.MIN_VALUE ? end : Math.min(next, end);
+      }
+    }
+    return next;
+  }
+
+  /** Puts the run in the heap at its next time, or out of it; returns whether it is in. */
   private boolean reschedule(Run run) {
     long next = nextCandidate(run);
-    if (next == Long.MIN_VALUE) {
-      if (run.heapIndex >= 0) {
-        removeAt(run.heapIndex);
+    if (paned) {
+      long retirement = nextRetirement(run);
+      if (next == Long.MIN_VALUE || (retirement != Long.MIN_VALUE && retirement < next)) {
+        next = retirement;
       }
+    }
+    if (next == Long.MIN_VALUE) {
+      heap.remove(run);
       return false;
     }
-    if (run.heapIndex >= 0 && run.next == next) {
-      return true; // mostly so: a record in order does not move its key's next candidate
-    }
-    run.next = next;
-    if (run.heapIndex < 0) {
-      if (heapSize == heap.length) {
-        heap = Arrays.copyOf(heap, heapSize * 2);
-        heapNext = Arrays.copyOf(heapNext, heapSize * 2);
-        heapId = Arrays.copyOf(heapId, heapSize * 2);
-      }
-      place(run, heapSize++);
-      siftUp(run.heapIndex);
-    } else {
-      heapNext[run.heapIndex] = next;
-      siftUp(run.heapIndex);
-      siftDown(run.heapIndex);
-    }
+    heap.schedule(run, next);
     return true;
   }
 
   /**
-   * Lets go of the records whose last candidate is decided ({@code t + d + 2 <= decided}, every
-   * record once {@code decided} is {@code Long.MAX_VALUE}), once they are half the run or all of
+   * Lets go of the records whose last candidate ends by {@code through} ({@code t + d + 2 <=
+   * through}, every record once it is {@code Long.MAX_VALUE}), once they are half the run or all of
    * it: amortized O(1) per record, where a copy of the rest at every drain would cost the run's
    * length. Until then they stay at the front, where no candidate, window or fold reaches them
    * (each searches from a start later than theirs).
    */
-  private void dropDecided(Run run) {
-    int n = run.decided == Long.MAX_VALUE ? run.size : firstAtOrAfter(run, startOf(run.decided));
+  private void dropDecided(Run run, long through) {
+    int n = through == Long.MAX_VALUE ? run.size : firstAtOrAfter(run, startOf(through));
     if (n == 0 || (n < run.size && n * 2 < run.size)) {
       return;
     }
     int rest = run.size - n;
     System.arraycopy(run.times, n, run.times, 0, rest);
     System.arraycopy(run.values, n, run.values, 0, rest);
+    if (run.arrivals != null) {
+      System.arraycopy(run.arrivals, n, run.arrivals, 0, rest);
+    }
     Arrays.fill(run.values, rest, run.size, null);
     run.size = rest;
     run.dropped += n;
@@ -327,11 +477,14 @@ final class SlidingStore {
   }
 
   /** Inserts a record at its place in time order, after the records of the same time. */
-  private static void insert(Run run, long t, Object value) {
+  private void insert(Run run, long t, Object value) {
     if (run.size == run.times.length) {
       int capacity = run.size * 2;
       run.times = Arrays.copyOf(run.times, capacity);
       run.values = Arrays.copyOf(run.values, capacity);
+      if (paned) {
+        run.arrivals = Arrays.copyOf(run.arrivals, capacity);
+      }
     }
     int at = run.size;
     while (at > 0 && run.times[at - 1] > t) {
@@ -341,9 +494,15 @@ final class SlidingStore {
     if (moved > 0) {
       System.arraycopy(run.times, at, run.times, at + 1, moved);
       System.arraycopy(run.values, at, run.values, at + 1, moved);
+      if (paned) {
+        System.arraycopy(run.arrivals, at, run.arrivals, at + 1, moved);
+      }
     }
     run.times[at] = t;
     run.values[at] = value;
+    if (paned) {
+      run.arrivals[at] = ++arrivals;
+    }
     run.size++;
   }
 
@@ -369,17 +528,26 @@ final class SlidingStore {
     Run run = spareCount > 0 ? spare[--spareCount] : new Run();
     run.id = id;
     run.decided = watermark;
+    run.retired = Long.MIN_VALUE;
     run.dropped = 0;
     if (run.longFold != null) {
       run.longFold.reset();
+    }
+    if (paned) {
+      if (run.panes == null) {
+        run.panes = new SlidingPanes();
+        run.arrivals = new long[run.times.length];
+      }
+      run.panes.clear();
     }
     runs[id] = run;
     return run;
   }
 
   /**
-   * A key without records or rows: its run is kept for reuse (its arrays cut back if a dense key
-   * grew them, and no more than {@link #MAX_SPARE} runs kept), its id left to the dictionary.
+   * A key without records, rows or windows not retired: its run is kept for reuse (its arrays cut
+   * back if a dense key grew them, and no more than {@link #MAX_SPARE} runs kept), its id left to
+   * the dictionary.
    */
   private void release(Run run) {
     runs[run.id] = null;
@@ -390,76 +558,12 @@ final class SlidingStore {
     if (run.times.length > MAX_SPARE_CAPACITY) {
       run.times = new long[4];
       run.values = new Object[4];
+      run.arrivals = null;
+      run.panes = null; // made again, small, when the run is reused
     }
     if (spareCount == spare.length) {
       spare = Arrays.copyOf(spare, spareCount * 2);
     }
     spare[spareCount++] = run;
-  }
-
-  /** Puts {@code run} at heap position {@code i}, its sort keys beside it. */
-  private void place(Run run, int i) {
-    heap[i] = run;
-    heapNext[i] = run.next;
-    heapId[i] = run.id;
-    run.heapIndex = i;
-  }
-
-  /** Whether the run of sort keys ({@code next}, {@code id}) goes before position {@code i}. */
-  private boolean before(long next, int id, int i) {
-    return precedes(next, id, heapNext[i], heapId[i]);
-  }
-
-  private static boolean precedes(long next, int id, long otherNext, int otherId) {
-    return next < otherNext || (next == otherNext && id < otherId);
-  }
-
-  private void siftUp(int i) {
-    Run run = heap[i];
-    long next = heapNext[i];
-    int id = heapId[i];
-    while (i > 0) {
-      int parent = (i - 1) >>> 1;
-      if (!before(next, id, parent)) {
-        break;
-      }
-      place(heap[parent], i);
-      i = parent;
-    }
-    place(run, i);
-  }
-
-  private void siftDown(int i) {
-    Run run = heap[i];
-    long next = heapNext[i];
-    int id = heapId[i];
-    while (true) {
-      int child = 2 * i + 1;
-      if (child >= heapSize) {
-        break;
-      }
-      if (child + 1 < heapSize && before(heapNext[child + 1], heapId[child + 1], child)) {
-        child++;
-      }
-      if (!precedes(heapNext[child], heapId[child], next, id)) {
-        break;
-      }
-      place(heap[child], i);
-      i = child;
-    }
-    place(run, i);
-  }
-
-  private void removeAt(int i) {
-    Run removed = heap[i];
-    removed.heapIndex = -1;
-    int lastIndex = --heapSize;
-    Run last = heap[lastIndex];
-    heap[lastIndex] = null;
-    if (i < heapSize) {
-      place(last, i);
-      siftUp(i);
-      siftDown(last.heapIndex);
-    }
   }
 }

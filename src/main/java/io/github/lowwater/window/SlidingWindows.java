@@ -22,7 +22,9 @@ import java.time.Duration;
  * two-stack fold over the key's records, whose windows drain in order). The records of a key are
  * held until every window that can hold them is decided and drained: about {@code d} of event time
  * per key. No allocation at steady state with the built-in {@code long} aggregators (a key's arrays
- * grow by doubling and are reused). No threads are started.
+ * grow by doubling and are reused). With panes, a row folds the records of its window one by one (a
+ * late update can land inside a window already folded), an early firing visits every key with
+ * records, and records are held a grace period longer. No threads are started.
  *
  * <h2>Rules</h2>
  *
@@ -52,8 +54,29 @@ import java.time.Duration;
  * <p>With {@link Builder#perSourceLateness() per-source lateness} (semantics rule 72) an event is
  * late iff {@code t + 1 <=} its own source's watermark; windows still close on the shared one, the
  * minimum, which is at most the source's: an event that is not late is in every window that holds
- * it, whatever the interleaving of the sources. Early results and a grace period are not offered
- * yet: {@code build()} refuses them.
+ * it, whatever the interleaving of the sources (not combined with panes).
+ *
+ * <h2>Early results and a grace period (semantics rule 79)</h2>
+ *
+ * With {@link Builder#earlyResults(Duration) earlyResults(Δ)} or {@link Builder#grace(Duration)
+ * grace(G)} every row carries its pane (rule 49), per (window, key): a window is <em>open</em>
+ * until the watermark reaches its end, <em>complete</em> then, and <em>retired</em> once {@code end
+ * + G <= watermark}.
+ *
+ * <ul>
+ *   <li><b>Early rows.</b> Sliding windows start at record times, so their marks are not their own:
+ *       the marks are the multiples {@code kΔ} of event time. When the newest event time rises from
+ *       N0 to N1 past a mark, every open window with a mark in {@code (max(N0, start), min(N1, end
+ *       - 1)]} gets an {@code EARLY} row if it has had no row yet or holds a record that arrived
+ *       since its last one.
+ *   <li><b>On time.</b> When the watermark reaches its end, a window gets its {@code ON_TIME} row,
+ *       final iff {@code end + G <= watermark}.
+ *   <li><b>Late updates.</b> An event is late iff {@code t + 1 + G <= watermark}. One with {@code t
+ *       + 1 <= watermark} is a late update: every complete window it joins, and every complete
+ *       window it makes (which then has no on-time row), gets a {@code LATE} row.
+ *   <li><b>Values.</b> A row holds the records of its window that arrived before it was produced,
+ *       folded when it is drained: no aggregator needs {@code merge}.
+ * </ul>
  *
  * @param <K> the key type
  * @param <V> the value type
@@ -70,7 +93,7 @@ public final class SlidingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   private SlidingWindows(Builder<? super V, R> builder) {
     super(builder);
     this.timeDifferenceMillis = builder.timeDifferenceMillis;
-    this.store = new SlidingStore(timeDifferenceMillis, counters);
+    this.store = new SlidingStore(timeDifferenceMillis, counters, earlyMillis, graceMillis);
   }
 
   /**
@@ -121,7 +144,7 @@ public final class SlidingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   void accumulate(long eventTimeMillis, K key, V value, long watermark) {
     // The windows' own watermark, not the one the event was judged against (its source's, with
     // perSourceLateness, which may be higher): the windows decided so far are those it passed.
-    store.add(keys.id(key), eventTimeMillis, value, watermark());
+    store.add(keys.id(key), eventTimeMillis, value, watermark(), writtenThroughMillis);
   }
 
   @Override
@@ -165,22 +188,37 @@ public final class SlidingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
   }
 
   private void visit(int i, ResultVisitor<? super K, ? super R> visitor) {
+    SlidingRows rows = store.rows();
     @SuppressWarnings("unchecked") // keys are only ever added through add(..., K key, ...)
-    K key = (K) keys.key(store.readyKey(i));
-    long end = store.readyEnd(i);
+    K key = (K) keys.key(rows.key(i));
+    long end = rows.end(i);
     long start = store.startOf(end);
+    Timing timing = rows.timing(i);
+    int index = rows.index(i);
+    boolean isFinal = rows.isFinal(i);
     if (longFold != null) {
-      visitor.visitLongPane(start, end, key, store.foldLong(i, longFold), Timing.ON_TIME, 0, true);
+      visitor.visitLongPane(start, end, key, store.foldLong(i, longFold), timing, index, isFinal);
     } else {
       visitor.visitPane(
           start,
           end,
           key,
           aggregator.result(store.fold(i, objectAggregator())),
-          Timing.ON_TIME,
-          0,
-          true);
+          timing,
+          index,
+          isFinal);
     }
+  }
+
+  /** Rule 79: the open windows with a mark {@code kΔ} in {@code (previous, newest]} fire. */
+  @Override
+  void newestRose(long previous, long newest) {
+    store.fireEarly(previous, newest, writtenThroughMillis); // called only with early results
+  }
+
+  @Override
+  void replayRows(boolean on) {
+    store.replaying = on;
   }
 
   private void taken() {
@@ -195,8 +233,7 @@ public final class SlidingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   /**
    * Configures {@link SlidingWindows}: the time difference and the aggregator, and the options
-   * every kind shares ({@link WindowOptions}) except early results and a grace period, which {@link
-   * #build()} refuses.
+   * every kind shares ({@link WindowOptions}).
    *
    * @param <V> the value type
    * @param <R> the result type
@@ -224,19 +261,11 @@ public final class SlidingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
      * @param <K> the key type
      * @param <W> the value type: the builder's, or a subtype
      * @return new windows
-     * @throws IllegalStateException if early results or a grace period were set: sliding windows do
-     *     not offer them yet
+     * @throws IllegalStateException if {@code perSourceLateness} is combined with early results or
+     *     a grace period
      */
     public <K, W extends V> SlidingWindows<K, W, R> build() {
       checkPerSourceLateness("sliding windows", true);
-      if (paned()) {
-        throw new IllegalStateException(
-            "sliding windows do not offer early results or a grace period yet: earlyResults "
-                + Duration.ofMillis(earlyMillis())
-                + ", grace "
-                + Duration.ofMillis(graceMillis())
-                + " (use allowedLateness to wait for late records)");
-      }
       return new SlidingWindows<K, W, R>(this);
     }
   }

@@ -196,7 +196,9 @@ class HandOverModelTest {
      */
     CALENDAR,
     /** Sliding windows (rule 77) of 30 s to 5 min. */
-    SLIDING
+    SLIDING,
+    /** Sliding windows with early results, a grace period, or both (rule 79). */
+    SLIDING_PANES
   }
 
   /**
@@ -297,6 +299,26 @@ class HandOverModelTest {
   @Test
   void perPartitionSlidingRowsAreThoseOfOneReadingAcrossManyOwnerChanges() {
     perPartition(Trials.of(1_000), Kind.SLIDING);
+  }
+
+  /**
+   * Sliding windows with early results, a grace period, or both (rule 79): each window's early,
+   * on-time and late rows, the windows a late update makes included, are those of one uninterrupted
+   * reading, with the same indexes, whoever owns the partition.
+   */
+  @Test
+  void perPartitionSlidingEarlyAndLateRowsAreThoseOfOneReadingAcrossManyOwnerChanges() {
+    perPartition(Trials.of(1_000), Kind.SLIDING_PANES);
+  }
+
+  @Test
+  void mergedSlidingEarlyAndLateRowsASingleConsumerRestartedAgainAndAgainLosesNoRecord() {
+    merged(Trials.of(600), Kind.SLIDING_PANES);
+  }
+
+  @Test
+  void perPartitionSlidingPanesMarkedCompleteAreOneReadingsWhateverHappensToTheCommitsAndTheLog() {
+    damaged(Trials.of(400), Kind.SLIDING_PANES);
   }
 
   @Test
@@ -919,7 +941,9 @@ class HandOverModelTest {
         this.period = null;
       }
       this.timeDifference =
-          kind == Kind.SLIDING ? Duration.ofSeconds(30 + random.nextInt(270)) : null;
+          kind == Kind.SLIDING || kind == Kind.SLIDING_PANES
+              ? Duration.ofSeconds(30 + random.nextInt(270))
+              : null;
       this.advance =
           kind == Kind.HOPPING || kind == Kind.HOPPING_PANES
               ? Duration.ofMinutes(1 + random.nextInt(3))
@@ -935,7 +959,10 @@ class HandOverModelTest {
               ? gap.plus(Duration.ofMinutes(5 + random.nextInt(10)))
               : null;
       boolean panes =
-          kind == Kind.TUMBLING_PANES || kind == Kind.HOPPING_PANES || kind == Kind.SESSIONS_PANES;
+          kind == Kind.TUMBLING_PANES
+              || kind == Kind.HOPPING_PANES
+              || kind == Kind.SESSIONS_PANES
+              || kind == Kind.SLIDING_PANES;
       int which = panes ? random.nextInt(3) : -1; // early results, a grace period, or both
       this.early = which == 0 || which == 2 ? Duration.ofSeconds(20 + random.nextInt(100)) : null;
       this.grace =

@@ -245,6 +245,86 @@ class KafkaWindowsGroupTest {
     sessionPanesRun(Protocol.KIP848);
   }
 
+  @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  void classicSlidingGroupWritesTheEarlyAndLateRowsOfOneReadingThroughScalingRestartsAndACrash()
+      throws Exception {
+    slidingPanesRun(Protocol.CLASSIC);
+  }
+
+  @Test
+  @Execution(ExecutionMode.CONCURRENT)
+  void kip848SlidingGroupWritesTheEarlyAndLateRowsOfOneReadingThroughScalingRestartsAndACrash()
+      throws Exception {
+    slidingPanesRun(Protocol.KIP848);
+  }
+
+  /**
+   * Sliding windows of 2 minutes with the panes of {@link #panesRun} (semantics rule 79): a record
+   * is in a window ending at it and in the windows of its neighbours within 2 minutes; one up to a
+   * minute behind its partition's newest joins, and makes, windows past their on-time row (LATE
+   * rows), and is never late ({@code t + 1 + grace} is above the newest, above the watermark).
+   */
+  static void slidingPanesRun(Protocol protocol) throws Exception {
+    new GroupRun("group-sliding-panes-" + protocol.id, protocol)
+        .sliding(Duration.ofMinutes(2))
+        .panes(EARLY_RESULTS, GRACE, PANE_LATENESS)
+        .runAndVerify();
+  }
+
+  /** The event times of each (partition, key), in the order they came. */
+  static Map<List<Object>, List<Long>> timesByPartitionAndKey(List<Event> events) {
+    Map<List<Object>, List<Long>> times = new HashMap<>();
+    for (Event e : events) {
+      times
+          .computeIfAbsent(List.of(e.partition(), e.key()), k -> new ArrayList<>())
+          .add(e.eventTimeMillis());
+    }
+    return times;
+  }
+
+  /**
+   * Rule 77, from its text, for one key's record times: the window ending at {@code e} exists iff a
+   * record lies at {@code e - 1}, or one at {@code e - d - 2} and one in {@code [e - d - 1, e)}.
+   * Returns the count of records of each window, by start.
+   */
+  static TreeMap<Long, Long> slidingCounts(Collection<Long> times, long d) {
+    Set<Long> at = new HashSet<>(times);
+    java.util.TreeSet<Long> ends = new java.util.TreeSet<>();
+    for (long t : times) {
+      ends.add(t + 1);
+      ends.add(t + d + 2);
+    }
+    TreeMap<Long, Long> counts = new TreeMap<>();
+    for (long e : ends) {
+      long start = e - d - 1;
+      long in = times.stream().filter(t -> t >= start && t < e).count();
+      if (at.contains(e - 1) || (at.contains(start - 1) && in > 0)) {
+        counts.put(start, in);
+      }
+    }
+    return counts;
+  }
+
+  /**
+   * The truth of sliding windows (rule 77, from its text): per partition and key, the window ending
+   * at {@code e} exists iff a record lies at {@code e - 1}, or one at {@code e - d - 2} and one in
+   * {@code [e - d - 1, e)}; it counts the records in it. Summed over partitions by (start, key).
+   */
+  static TreeMap<Long, TreeMap<String, Long>> slidingTruth(List<Event> events, long d) {
+    Map<List<Object>, List<Long>> times = timesByPartitionAndKey(events);
+    TreeMap<Long, TreeMap<String, Long>> truth = new TreeMap<>();
+    times.forEach(
+        (partitionAndKey, ts) -> {
+          String key = (String) partitionAndKey.get(1);
+          slidingCounts(ts, d)
+              .forEach(
+                  (start, in) ->
+                      truth.computeIfAbsent(start, k -> new TreeMap<>()).merge(key, in, Long::sum));
+        });
+    return truth;
+  }
+
   /**
    * The sessions of {@link #sessionRun} with the panes of {@link #panesRun}, early results every 5
    * s (a session of a key is seldom a minute long) (semantics rule 56): sessions grow and merge
@@ -311,12 +391,7 @@ class KafkaWindowsGroupTest {
    */
   static TreeMap<Long, TreeMap<String, Long>> sessionTruth(
       List<Event> events, long gapMillis, long spanMillis) {
-    Map<List<Object>, List<Long>> times = new HashMap<>();
-    for (Event e : events) {
-      times
-          .computeIfAbsent(List.of(e.partition(), e.key()), k -> new ArrayList<>())
-          .add(e.eventTimeMillis());
-    }
+    Map<List<Object>, List<Long>> times = timesByPartitionAndKey(events);
     TreeMap<Long, TreeMap<String, Long>> truth = new TreeMap<>();
     times.forEach(
         (partitionAndKey, ts) -> {
@@ -486,6 +561,19 @@ class KafkaWindowsGroupTest {
       return this;
     }
 
+    /** Null but for sliding windows. */
+    Duration timeDifference;
+
+    GroupRun sliding(Duration timeDifference) {
+      this.timeDifference = timeDifference;
+      return this;
+    }
+
+    /** The span of the run's windows: the size, or for sliding windows the difference plus 1. */
+    long windowMillis() {
+      return timeDifference != null ? timeDifference.toMillis() + 1 : WINDOW_MILLIS;
+    }
+
     /** Null but for session windows. */
     Duration gap;
 
@@ -531,10 +619,11 @@ class KafkaWindowsGroupTest {
     /** The windows of this run, their lateness and panes; no consumer yet. */
     KafkaWindows.Builder<Long, Long> options() {
       KafkaWindows.Builder<Long, Long> builder =
-          (gap == null
-                  ? KafkaWindows.builder(WINDOW, Aggregators.sumLong())
-                  : KafkaWindows.sessions(gap, Aggregators.sumLong())
-                      .maxSessionSpan(maxSessionSpan))
+          (gap != null
+                  ? KafkaWindows.sessions(gap, Aggregators.sumLong()).maxSessionSpan(maxSessionSpan)
+                  : timeDifference != null
+                      ? KafkaWindows.sliding(timeDifference, Aggregators.sumLong())
+                      : KafkaWindows.builder(WINDOW, Aggregators.sumLong()))
               .allowedLateness(lateness);
       if (advance != null) {
         builder.hopping(advance);
@@ -991,9 +1080,11 @@ class KafkaWindowsGroupTest {
           .isEqualTo(
               gap != null
                   ? sessionTruth(events, gap.toMillis(), maxSessionSpan.toMillis())
-                  : advance == null
-                      ? Feed.truth(events, WINDOW_MILLIS)
-                      : hoppingTruth(events, WINDOW_MILLIS, advance.toMillis()));
+                  : timeDifference != null
+                      ? slidingTruth(events, timeDifference.toMillis())
+                      : advance == null
+                          ? Feed.truth(events, WINDOW_MILLIS)
+                          : hoppingTruth(events, WINDOW_MILLIS, advance.toMillis()));
       // 4. Hand-overs redelivered records of written windows (sessions: a re-read record is taken
       // again and its written session dropped when it closes, so only late re-read records count
       // as redelivered, and here none is late); the crash made windows written after the last
@@ -1031,7 +1122,7 @@ class KafkaWindowsGroupTest {
           .as("polls after which every assigned partition counted as active")
           .isPositive();
       if (panes != null) {
-        panes.verify(group, topic, PARTITIONS, WINDOW_MILLIS, options(), summary);
+        panes.verify(group, topic, PARTITIONS, windowMillis(), options(), summary);
       }
     }
 

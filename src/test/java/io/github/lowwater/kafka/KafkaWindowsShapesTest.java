@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import io.github.lowwater.window.Aggregators;
 import io.github.lowwater.window.CalendarPeriod;
+import io.github.lowwater.window.Timing;
 import io.github.lowwater.window.WindowResult;
 import java.time.DayOfWeek;
 import java.time.Duration;
@@ -151,14 +152,49 @@ class KafkaWindowsShapesTest {
     // 5 min) to DAY0 + 937,500, x's first to DAY0 + 1,237,500.
     assertThat(w.committableOffsets().get(P0).offset()).isZero();
     long[][] steps = {{637_499, 0}, {637_500, 1}, {937_499, 1}, {937_500, 2}};
-    int offset = 4;
-    for (long[] step : steps) {
-      poll(w, record(P0, offset++, DAY0 + step[0], "y"));
-      w.pollFinalized();
-      assertThat(w.committableOffsets().get(P0).offset())
-          .as("watermark DAY0 + %d", step[0])
-          .isEqualTo(step[1]);
-    }
+    assertCommitSteps(w, 4, steps);
+  }
+
+  @Test
+  void slidingWindowsWithAGracePeriodGiveLateRowsAndHoldTheCommitUntilTheirWindowsRetire() {
+    long minute = 60_000L;
+    MockConsumer<String, String> consumer = KafkaWindowsTest.assigned(P0);
+    KafkaWindows<String, Long, Long> w =
+        KafkaWindows.sliding(Duration.ofMinutes(10), Aggregators.sumLong())
+            .allowedLateness(Duration.ZERO)
+            .grace(Duration.ofMinutes(5))
+            .consumer(consumer)
+            .build();
+    w.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    poll(
+        w,
+        record(P0, 0, DAY0, "k"),
+        record(P0, 1, DAY0 + 5 * minute, "k"),
+        record(P0, 2, DAY0 + 12 * minute, "x")); // the watermark: 12 min
+    assertThat(w.pollFinalized())
+        .extracting(
+            WindowResult::start, WindowResult::end, WindowResult::timing, WindowResult::isFinal)
+        .containsExactly(
+            tuple(DAY0 - 10 * minute, DAY0 + 1, Timing.ON_TIME, false), // closed at 5 min
+            tuple(DAY0 - 5 * minute, DAY0 + 5 * minute + 1, Timing.ON_TIME, true),
+            tuple(DAY0 + 1, DAY0 + 10 * minute + 2, Timing.ON_TIME, false));
+    // 8 min: its own window ended by the watermark, 8 min + 1 + 5 min does not: a late update.
+    poll(w, record(P0, 3, DAY0 + 8 * minute, "k"));
+    assertThat(w.pollFinalized())
+        .extracting(
+            WindowResult::start,
+            WindowResult::end,
+            WindowResult::timing,
+            WindowResult::index,
+            WindowResult::value)
+        .containsExactly(
+            tuple(DAY0 - 2 * minute, DAY0 + 8 * minute + 1, Timing.LATE, 0, 3L), // made by it
+            tuple(DAY0 + 1, DAY0 + 10 * minute + 2, Timing.LATE, 1, 2L)); // joined by it
+    // A record is held until the windows ending by t + d + 2, rounded up to the grain of 37,500
+    // ms, retire, a grace period after they end: the first to 637,500 + 5 min, the second (5 min)
+    // to 937,500 + 5 min.
+    long[][] steps = {{937_499, 0}, {937_500, 1}, {1_237_499, 1}, {1_237_500, 2}};
+    assertCommitSteps(w, 4, steps);
   }
 
   @Test
@@ -185,15 +221,8 @@ class KafkaWindowsShapesTest {
                     .consumer(consumer)
                     .build())
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("sliding windows do not offer early results or a grace period");
-    assertThatThrownBy(
-            () ->
-                KafkaWindows.sliding(Duration.ofMinutes(10), Aggregators.count())
-                    .earlyResults(Duration.ofMinutes(1))
-                    .consumer(consumer)
-                    .build())
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("sliding windows do not offer early results");
+        .hasMessageContaining("resultScope(CO_PARTITIONED) is for tumbling, hopping and sliding")
+        .hasMessageContaining("a grace period");
     assertThatThrownBy(() -> KafkaWindows.sliding(Duration.ofMillis(-1), Aggregators.count()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("timeDifference");
@@ -202,6 +231,21 @@ class KafkaWindowsShapesTest {
   static final class CalendarPeriodTestAccess {
     static long at(String zonedDateTime) {
       return java.time.ZonedDateTime.parse(zonedDateTime).toInstant().toEpochMilli();
+    }
+  }
+
+  /**
+   * Raises the watermark to {@code DAY0 + step[0]} with a record of key y at each step, from offset
+   * {@code offset}, and checks that the committable offset is then {@code step[1]}.
+   */
+  private static void assertCommitSteps(
+      KafkaWindows<String, Long, Long> w, int offset, long[][] steps) {
+    for (long[] step : steps) {
+      poll(w, record(P0, offset++, DAY0 + step[0], "y"));
+      w.pollFinalized();
+      assertThat(w.committableOffsets().get(P0).offset())
+          .as("watermark DAY0 + %d", step[0])
+          .isEqualTo(step[1]);
     }
   }
 

@@ -107,21 +107,11 @@ class WindowShapesGroupBrokerTest {
     long d = SLIDING_DIFFERENCE;
     Map<String, Long> truth = new TreeMap<>();
     produced.forEach(
-        (partitionKey, times) -> {
-          java.util.TreeSet<Long> ends = new java.util.TreeSet<>();
-          for (long t : times) {
-            ends.add(t + 1);
-            ends.add(t + d + 2);
-          }
-          for (long e : ends) {
-            long start = e - d - 1;
-            long in = times.stream().filter(t -> t >= start && t < e).count();
-            boolean defined = times.contains(e - 1) || (times.contains(start - 1) && in > 0);
-            if (defined) {
-              truth.put(start + "/" + e + "/" + partitionKey, in);
-            }
-          }
-        });
+        (partitionKey, times) ->
+            KafkaWindowsGroupTest.slidingCounts(times, d)
+                .forEach(
+                    (start, in) ->
+                        truth.put(start + "/" + (start + d + 1) + "/" + partitionKey, in)));
     assertThat(sink).isEqualTo(truth);
     assertThat(truth.values()).as("windows of several records").anyMatch(n -> n > 2);
   }

@@ -259,7 +259,7 @@ class SlidingWindowsTest {
   }
 
   @Test
-  void theBuilderRefusesANegativeOrHugeDifferenceAndTheOptionsNotOfferedYet() {
+  void theBuilderRefusesANegativeOrHugeDifferenceAndPerSourceLatenessWithPanes() {
     assertThatThrownBy(() -> SlidingWindows.builder(Duration.ofMillis(-1), Aggregators.count()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("timeDifference");
@@ -267,15 +267,17 @@ class SlidingWindowsTest {
             () ->
                 SlidingWindows.builder(Duration.ofMillis(5), Aggregators.count())
                     .earlyResults(Duration.ofMillis(1))
+                    .perSourceLateness()
                     .build())
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("sliding windows do not offer early results or a grace period");
-    assertThatThrownBy(
-            () ->
-                SlidingWindows.builder(Duration.ofMillis(5), Aggregators.count())
-                    .grace(Duration.ofMillis(1))
-                    .build())
-        .isInstanceOf(IllegalStateException.class);
+        .hasMessageContaining("perSourceLateness does not combine with early results");
+    assertThat(
+            SlidingWindows.builder(Duration.ofMillis(5), Aggregators.count())
+                .earlyResults(Duration.ofMillis(1))
+                .grace(Duration.ofMillis(3))
+                .build()
+                .graceMillis())
+        .isEqualTo(3);
     assertThatThrownBy(
             () ->
                 SlidingWindows.builder(
