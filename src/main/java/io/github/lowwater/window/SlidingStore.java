@@ -59,7 +59,7 @@ final class SlidingStore {
   private long arrivals;
 
   /** With panes: rows are counted and indexed, and not queued (a replay). */
-  boolean replaying;
+  private boolean replaying;
 
   /**
    * @param earlyMillis the period of early results, 0 for none
@@ -268,6 +268,11 @@ final class SlidingStore {
     return watermark == Long.MAX_VALUE
         ? Long.MAX_VALUE
         : TimeMath.saturatedSubtract(watermark, graceMillis);
+  }
+
+  /** With panes: while {@code on}, rows are counted and indexed but not queued (a replay). */
+  void replaying(boolean on) {
+    replaying = on;
   }
 
   /** The rows waiting. */

@@ -218,7 +218,7 @@ public final class SlidingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
 
   @Override
   void replayRows(boolean on) {
-    store.replaying = on;
+    store.replaying(on);
   }
 
   private void taken() {

@@ -25,10 +25,12 @@ package io.github.lowwater.window;
  *     included in {@code accepted}, never handed to the late handler)
  * @param earlyRows {@code EARLY} rows produced ({@code earlyResults}), whether or not drained yet
  * @param lateUpdates {@code LATE} rows produced: events accepted into a window after its on-time
- *     row, within its {@code grace} period (included in {@code accepted})
+ *     row, within its {@code grace} period (included in {@code accepted}); one per window such an
+ *     event changes, so a hopping or sliding event can count several (sliding: one per complete
+ *     window it joins or makes)
  * @param retiredWindows windows whose state went for good: at their on-time row without a grace
  *     period (then equal to {@code finalizedWindows}), once the watermark passes {@code end +
- *     grace} with one
+ *     grace} with one; for sliding windows with panes, the windows that had a row
  */
 public record WindowStats(
     long accepted,

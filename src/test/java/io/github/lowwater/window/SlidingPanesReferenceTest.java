@@ -34,8 +34,14 @@ import org.junit.jupiter.api.Test;
  *   <li>each window ending in {@code (watermark before, watermark after]} gets its {@code ON_TIME}
  *       row, final iff {@code end + G <=} the watermark after;
  *   <li>every row's index counts the rows of its (window, key) from 0; its value folds, in time
- *       order (equal times in arrival order), the records in the window when it was produced.
+ *       order (equal times in arrival order), the records in the window when it was produced;
+ *   <li>a window ending by the end last given to {@code markWritten} gives no row of any timing,
+ *       and a row produced while {@code replaying} is counted but not handed out.
  * </ul>
+ *
+ * <p>One trace in twenty is 200 records of one key, so that a key's windows retire while others
+ * come and late updates land between them; a third of the traces call {@code markWritten} and
+ * {@code replaying} now and then.
  */
 class SlidingPanesReferenceTest {
 
@@ -69,6 +75,7 @@ class SlidingPanesReferenceTest {
   @Test
   void everyRowIsTheReferencesWithItsPaneInTheDrainTheReferenceSays() {
     int rows = 0;
+    int droppedRows = 0;
     int[] byTiming = new int[Timing.values().length];
     int late = 0;
     for (int trace = 0; trace < Trials.of(1_000); trace++) {
@@ -116,7 +123,20 @@ class SlidingPanesReferenceTest {
       long base = random.nextLong(-1_000, 1_000);
       long[] sourceTime = new long[sources];
       java.util.Arrays.fill(sourceTime, base);
-      int n = 5 + random.nextInt(100);
+      // One trace in twenty is long and dense, one key: a key's windows retire from the front of
+      // its pane memory while new ones come at the back, and late updates land in between.
+      boolean dense = trace % 20 == 7;
+      if (dense) {
+        keys = 1;
+      }
+      int n = dense ? 200 : 5 + random.nextInt(100);
+      // A third of the traces declare windows written now and then (markWritten: no row of any
+      // timing for a window ending by it) and replay stretches of calls (rows counted, not
+      // handed out).
+      boolean writtenAndReplays = trace % 3 == 1;
+      long written = Long.MIN_VALUE;
+      boolean replaying = false;
+      List<String> dropped = new ArrayList<>();
       // Half the traces drain after every call; the others now and then, so that rows wait while
       // later records come into their windows (a row holds the records that came before it).
       boolean everyCall = random.nextBoolean();
@@ -125,6 +145,15 @@ class SlidingPanesReferenceTest {
         long before = w.watermark();
         int calls = expected.size() == 0 ? 0 : 1; // whether an earlier call's rows wait
         long after;
+        if (writtenAndReplays && i < n && random.nextInt(15) == 0) {
+          written = Math.max(written, before + random.nextInt((int) (2 * d + 2)) - d);
+          w.markWritten(written);
+        }
+        if (writtenAndReplays && i < n && random.nextInt(10) == 0) {
+          replaying = !replaying;
+          w.replaying(replaying);
+        }
+        List<String> out = replaying ? dropped : expected;
         if (i < n) {
           int s = random.nextInt(sources);
           sourceTime[s] += random.nextInt((int) Math.max(1, d / 2 + 3));
@@ -144,7 +173,7 @@ class SlidingPanesReferenceTest {
             Event event = new Event(t, key, value, ++arrival);
             events.add(event);
             if (t + 1 <= before) {
-              lateRows(expected, events, prior, event, d, grace, before, marks, kind);
+              lateRows(out, events, prior, event, d, grace, before, written, marks, kind);
             }
           } else {
             late++;
@@ -152,13 +181,13 @@ class SlidingPanesReferenceTest {
           long previous = newest;
           newest = Math.max(newest, t);
           if (early > 0 && newest > previous) {
-            earlyRows(expected, events, d, early, previous, newest, before, marks, kind);
+            earlyRows(out, events, d, early, previous, newest, before, written, marks, kind);
           }
         } else {
           w.finish();
           after = w.watermark();
         }
-        onTimeRows(expected, events, d, grace, before, after, marks, kind);
+        onTimeRows(out, events, d, grace, before, after, written, marks, kind);
         if (!everyCall && i < n && random.nextInt(4) != 0) {
           continue;
         }
@@ -211,6 +240,7 @@ class SlidingPanesReferenceTest {
         }
         rows += got.size();
       }
+      droppedRows += dropped.size();
       assertThat(w.stats().openEntries()).as("%s: every record let go", setting).isZero();
       assertThat(w.stats().retiredWindows())
           .as("%s: every window retired", setting)
@@ -218,15 +248,17 @@ class SlidingPanesReferenceTest {
     }
     System.out.printf(
         "SlidingPanesReferenceTest: %d rows compared (%d early, %d on time, %d late), %d late"
-            + " records%n",
+            + " records, %d rows of replays%n",
         rows,
         byTiming[Timing.EARLY.ordinal()],
         byTiming[Timing.ON_TIME.ordinal()],
         byTiming[Timing.LATE.ordinal()],
-        late);
+        late,
+        droppedRows);
     assertThat(byTiming[Timing.EARLY.ordinal()]).isGreaterThan(Trials.of(1_000) * 5);
     assertThat(byTiming[Timing.LATE.ordinal()]).isGreaterThan(Trials.of(1_000));
     assertThat(late).isGreaterThan(100);
+    assertThat(droppedRows).isGreaterThan(Trials.of(1_000));
   }
 
   private static int phase(Timing timing) {
@@ -241,10 +273,11 @@ class SlidingPanesReferenceTest {
       long d,
       long grace,
       long watermark,
+      long written,
       Map<String, Marks> marks,
       int kind) {
     for (long end : ends(events, event.key(), d)) {
-      if (end < event.t() + 1 || end > Math.min(watermark, event.t() + d + 2)) {
+      if (end < event.t() + 1 || end > Math.min(watermark, event.t() + d + 2) || end <= written) {
         continue;
       }
       if (end + grace <= watermark || !exists(events, event.key(), end, d)) {
@@ -265,12 +298,13 @@ class SlidingPanesReferenceTest {
       long previous,
       long newest,
       long watermark,
+      long written,
       Map<String, Marks> marks,
       int kind) {
     for (int key : keysOf(events)) {
       for (long end : ends(events, key, d)) {
         long start = end - d - 1;
-        if (end <= watermark || !exists(events, key, end, d)) {
+        if (end <= watermark || end <= written || !exists(events, key, end, d)) {
           continue;
         }
         boolean mark = false;
@@ -307,11 +341,12 @@ class SlidingPanesReferenceTest {
       long grace,
       long before,
       long after,
+      long written,
       Map<String, Marks> marks,
       int kind) {
     for (int key : keysOf(events)) {
       for (long end : ends(events, key, d)) {
-        if (end > before && end <= after && exists(events, key, end, d)) {
+        if (end > before && end <= after && end > written && exists(events, key, end, d)) {
           boolean isFinal = after == Long.MAX_VALUE || end + grace <= after;
           out.add(produce(events, key, end, d, Timing.ON_TIME, isFinal, marks, kind));
         }

@@ -183,6 +183,91 @@ class SlidingPanesTest {
     w.add(0, "a", 1L);
     w.add(0, "b", 2L);
     w.add(30, "z", 0L);
+    List<String> seen = drainUntilThrow(w, 1);
+    assertThat(seen).containsExactly("a");
+    assertThat(rows(w)).containsExactly("b[-10,1) ON_TIME#0 final=2");
+  }
+
+  @Test
+  void rowsLeftByVisitorsThatThrowComeWholeAndInOrderToPollFinalizedAfterMoreRowsQueued() {
+    SlidingWindows<String, Long, Long> w = sliding(10, 0, 30);
+    List<String> expected = new ArrayList<>();
+    for (int k = 0; k < 20; k++) {
+      w.add(0, "k" + k, 1L);
+      expected.add("k" + k + "[-10,1) ON_TIME#0=1");
+    }
+    w.add(20, "z", 0L); // watermark 20: twenty on-time rows, not final (1 + 30 > 20)
+    assertThat(drainUntilThrow(w, 9)).as("a visitor that throws at the tenth row").hasSize(9);
+    for (int k = 0; k < 20; k++) {
+      w.add(1, "k" + k, 2L); // late updates: the window ending at 1, and 0's right window
+      expected.add("k" + k + "[-9,2) LATE#0=3");
+      expected.add("k" + k + "[1,12) LATE#0=2");
+    }
+    assertThat(drainUntilThrow(w, 4)).hasSize(4);
+    List<String> rest = new ArrayList<>();
+    for (WindowResult<String, Long> r : w.pollFinalized()) {
+      rest.add(
+          SlidingPanesReferenceTest.row(
+                  r.key(),
+                  r.start(),
+                  r.end(),
+                  String.valueOf(r.value()),
+                  r.timing(),
+                  r.index(),
+                  r.isFinal())
+              .replace(" final", ""));
+    }
+    assertThat(rest).containsExactlyElementsOf(expected.subList(13, expected.size()));
+    assertThat(rows(w)).isEmpty();
+  }
+
+  @Test
+  void atTheLongBoundsEachWindowsLastRowIsItsOneRowWithoutPanes() {
+    SlidingWindows<String, Long, Long> paned = sliding(10, 3, 4);
+    SlidingWindows<String, Long, Long> plain = sliding(10, 0, 0);
+    long max = Long.MAX_VALUE;
+    long min = Long.MIN_VALUE;
+    Object[][] records = {
+      {min, "lo"},
+      {min + 1, "lo"},
+      {min + 5, "lo"},
+      {min + 14, "lo"},
+      {max - 15, "hi"},
+      {max - 9, "hi"},
+      {max - 2, "hi"},
+      {max - 1, "hi"},
+      {max, "hi"},
+      {max, "hi"}
+    };
+    long value = 1;
+    for (Object[] r : records) {
+      paned.add((long) r[0], (String) r[1], value);
+      plain.add((long) r[0], (String) r[1], value);
+      value *= 2;
+    }
+    paned.finish();
+    plain.finish();
+    java.util.Map<String, Long> last = new java.util.TreeMap<>();
+    java.util.Map<String, Integer> lastIndex = new java.util.TreeMap<>();
+    for (WindowResult<String, Long> r : paned.pollFinalized()) {
+      String window = r.key() + "[" + r.start() + "," + r.end() + ")";
+      Integer before = lastIndex.put(window, r.index());
+      assertThat(r.index()).as(window).isEqualTo(before == null ? 0 : before + 1);
+      last.put(window, r.value());
+    }
+    java.util.Map<String, Long> one = new java.util.TreeMap<>();
+    for (WindowResult<String, Long> r : plain.pollFinalized()) {
+      one.put(r.key() + "[" + r.start() + "," + r.end() + ")", r.value());
+    }
+    assertThat(last).isEqualTo(one);
+    assertThat(one).containsKey("hi[" + (max - 11) + "," + max + ")"); // the saturated window
+    assertThat(paned.stats().earlyRows()).isPositive();
+    assertThat(paned.stats().openEntries()).isZero();
+    assertThat(paned.stats().retiredWindows()).isEqualTo(one.size());
+  }
+
+  /** Drains until the visitor throws at row {@code rows} (from 0); returns the keys visited. */
+  private static List<String> drainUntilThrow(SlidingWindows<String, Long, Long> w, int rows) {
     List<String> seen = new ArrayList<>();
     assertThatThrownBy(
             () ->
@@ -197,14 +282,13 @@ class SlidingPanesTest {
                           Timing timing,
                           int index,
                           boolean isFinal) {
-                        if (key.equals("b")) {
+                        if (seen.size() == rows) {
                           throw new IllegalStateException("sink down");
                         }
                         seen.add(key);
                       }
                     }))
         .hasMessage("sink down");
-    assertThat(seen).containsExactly("a");
-    assertThat(rows(w)).containsExactly("b[-10,1) ON_TIME#0 final=2");
+    return seen;
   }
 }

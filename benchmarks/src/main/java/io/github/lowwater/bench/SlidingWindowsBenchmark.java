@@ -35,6 +35,10 @@ import org.openjdk.jmh.infra.Blackhole;
  *       last {@code d} at every record" (twelve panes combined per window).
  *   <li>{@code sliding}: {@link SlidingWindows} of time difference {@code d}: up to two rows per
  *       record, each folding the key's records within {@code d}.
+ *   <li>{@code tumblingPanes} and {@code slidingPanes}: the same with early results every {@code d
+ *       / 12} and a grace period of {@code d} (semantics rules 50 to 53 and 79): what panes cost
+ *       each shape. A sliding window's early firing visits every key with records at each mark
+ *       crossed, and each of its rows folds its records one by one.
  * </ul>
  *
  * <p>The feed carries about 17,500 records per second over its keys, so a key holds about 17.5
@@ -65,6 +69,8 @@ public class SlidingWindowsBenchmark {
     WindowKindsBenchmark.Kind tumbling;
     WindowKindsBenchmark.Kind hopping;
     WindowKindsBenchmark.Kind sliding;
+    WindowKindsBenchmark.Kind tumblingPanes;
+    WindowKindsBenchmark.Kind slidingPanes;
 
     @Setup(Level.Trial)
     public void setUp(FeedInput input, Blackhole bh) {
@@ -81,6 +87,20 @@ public class SlidingWindowsBenchmark {
       sliding =
           new WindowKindsBenchmark.Kind(
               configure(SlidingWindows.builder(d, Aggregators.sumLong())).build(), input, bh);
+      tumblingPanes =
+          new WindowKindsBenchmark.Kind(
+              panes(configure(TumblingWindows.builder(d, Aggregators.sumLong())), d).build(),
+              input,
+              bh);
+      slidingPanes =
+          new WindowKindsBenchmark.Kind(
+              panes(configure(SlidingWindows.builder(d, Aggregators.sumLong())), d).build(),
+              input,
+              bh);
+    }
+
+    private static <B extends WindowOptions<Long, Long, B>> B panes(B builder, Duration d) {
+      return builder.earlyResults(d.dividedBy(12)).grace(d);
     }
 
     private <B extends WindowOptions<Long, Long, B>> B configure(B builder) {
@@ -104,5 +124,15 @@ public class SlidingWindowsBenchmark {
   @Benchmark
   public boolean sliding(FeedInput in, WindowsBenchmark.Keys k, Shapes s) {
     return s.sliding.add(in, k, s.clock);
+  }
+
+  @Benchmark
+  public boolean tumblingPanes(FeedInput in, WindowsBenchmark.Keys k, Shapes s) {
+    return s.tumblingPanes.add(in, k, s.clock);
+  }
+
+  @Benchmark
+  public boolean slidingPanes(FeedInput in, WindowsBenchmark.Keys k, Shapes s) {
+    return s.slidingPanes.add(in, k, s.clock);
   }
 }
