@@ -15,6 +15,14 @@ package io.github.lowwater.window;
  * at or after the watermark, and every window drained ends by it). An exception from the aggregator
  * resets the state, so that the next window starts over. Allocates only when the suffix array
  * grows. Not thread-safe.
+ *
+ * <p><b>With panes</b> ({@link #foldArrived}) a row holds only the records that arrived by its
+ * cutoff, and a record may be inserted inside windows already folded (a late update, or a record of
+ * a window whose early row waits). The state then also remembers the cutoff it was built with, the
+ * run's count of such inserts (its <em>epoch</em>), and whether it left out a record; it starts
+ * over when the epoch changed, when a later cutoff would take a record it left out, and when the
+ * windows move backwards (a key's early rows, then its next on-time rows), instead of folding
+ * record by record: a key's rows come in forward runs, each paying one fold of its first window.
  */
 final class LongWindowFold {
 
@@ -34,6 +42,12 @@ final class LongWindowFold {
 
   private boolean started;
 
+  // With panes: the records taken are those whose arrival is at or below the cutoff.
+  private long[] arrivals;
+  private long cutoff = Long.MAX_VALUE;
+  private long epoch;
+  private boolean leftOut;
+
   /** Forgets every window: the next one starts over. */
   void reset() {
     started = false;
@@ -50,6 +64,44 @@ final class LongWindowFold {
     if (started && (from < this.from || to < this.to)) {
       return plain(fold, values, dropped, from, to); // not forward: a visit again
     }
+    arrivals = null;
+    return forward(fold, values, dropped, from, to);
+  }
+
+  /**
+   * With panes: returns the fold of the records at the absolute positions {@code [from, to)} whose
+   * arrival number is at most {@code cutoff}.
+   *
+   * @param arrivals the key's arrival numbers, beside {@code values}
+   * @param epoch the key's count of records inserted before others so far
+   */
+  long foldArrived(
+      LongFold fold,
+      Object[] values,
+      long[] arrivals,
+      long cutoff,
+      long epoch,
+      long dropped,
+      long from,
+      long to) {
+    if (started
+        && (epoch != this.epoch
+            || cutoff < this.cutoff
+            || (cutoff != this.cutoff && leftOut)
+            || from < this.from
+            || to < this.to)) {
+      started = false; // start over: a new forward run
+    }
+    if (!started) {
+      leftOut = false;
+    }
+    this.arrivals = arrivals;
+    this.cutoff = cutoff;
+    this.epoch = epoch;
+    return forward(fold, values, dropped, from, to);
+  }
+
+  private long forward(LongFold fold, Object[] values, long dropped, long from, long to) {
     if (!started) {
       splitFrom = from;
       split = from;
@@ -58,12 +110,15 @@ final class LongWindowFold {
       started = true;
     }
     try {
+      if (from >= split) {
+        // Every record before the window may have been let go: only [from, to) is read.
+        return splitAt(fold, values, dropped, from, to);
+      }
       long newerAcc = newer;
       for (long p = Math.max(this.to, split); p < to; p++) {
-        newerAcc = fold.fold(newerAcc, values[(int) (p - dropped)]);
-      }
-      if (from >= split) {
-        return splitAt(fold, values, dropped, from, to);
+        if (takes(p - dropped)) {
+          newerAcc = fold.fold(newerAcc, values[(int) (p - dropped)]);
+        }
       }
       long result = fold.merge(suffix[(int) (from - splitFrom)], newerAcc);
       this.newer = newerAcc;
@@ -76,6 +131,15 @@ final class LongWindowFold {
     }
   }
 
+  /** Whether the record at array index {@code i} is in the row: it arrived by the cutoff. */
+  private boolean takes(long i) {
+    if (arrivals == null || arrivals[(int) i] <= cutoff) {
+      return true;
+    }
+    leftOut = true;
+    return false;
+  }
+
   /** The window's start passed the split: its records become the older part, as suffixes. */
   private long splitAt(LongFold fold, Object[] values, long dropped, long from, long to) {
     int n = (int) (to - from);
@@ -85,7 +149,9 @@ final class LongWindowFold {
     started = false; // until the suffixes are whole
     long acc = fold.initial();
     for (int k = n - 1; k >= 0; k--) {
-      acc = fold.merge(fold.fold(fold.initial(), values[(int) (from + k - dropped)]), acc);
+      if (takes(from + k - dropped)) {
+        acc = fold.merge(fold.fold(fold.initial(), values[(int) (from + k - dropped)]), acc);
+      }
       suffix[k] = acc;
     }
     splitFrom = from;

@@ -104,6 +104,9 @@ final class SlidingStore {
     /** The records dropped from the front of the arrays so far: absolute positions for the fold. */
     long dropped;
 
+    /** With panes: the records inserted before others so far (absolute positions moved). */
+    long insertedInside;
+
     /** With a built-in {@code long} aggregator: the key's windows folded in O(1) each; or null. */
     LongWindowFold longFold;
 
@@ -230,7 +233,9 @@ final class SlidingStore {
       if (run == null || run.size == 0 || run.decided == Long.MAX_VALUE) {
         continue;
       }
-      long from = Math.max(run.decided, writtenThrough);
+      // Open windows not written elsewhere, and with a mark above previous before their end
+      // (end - 1 > previous): the windows of a lagging watermark that end by then are not visited.
+      long from = Math.max(Math.max(run.decided, writtenThrough), previous + 1);
       if (from == Long.MAX_VALUE) {
         continue;
       }
@@ -291,27 +296,29 @@ final class SlidingStore {
   }
 
   /**
-   * Folds the {@code i}-th waiting row with the built-in long aggregator: without panes through the
-   * key's {@link LongWindowFold}, since a key's windows are drained with starts and ends that only
-   * move forward; with panes record by record, the records that arrived by its cutoff.
+   * Folds the {@code i}-th waiting row with the built-in long aggregator, through the key's {@link
+   * LongWindowFold}: without panes a key's windows are drained with starts and ends that only move
+   * forward; with panes a key's rows come in forward runs (its early rows of one firing, its
+   * on-time rows between firings), each row holding the records that arrived by its cutoff.
    */
   long foldLong(int i, LongFold fold) {
     Run run = runs[rows.key(i)];
     long end = rows.end(i);
     int from = firstAtOrAfter(run, startOf(end));
     int to = windowTo(run, end);
-    if (paned) {
-      long cutoff = rows.cutoff(i);
-      long acc = fold.initial();
-      for (int j = from; j < to; j++) {
-        if (run.arrivals[j] <= cutoff) {
-          acc = fold.fold(acc, run.values[j]);
-        }
-      }
-      return acc;
-    }
     if (run.longFold == null) {
       run.longFold = new LongWindowFold();
+    }
+    if (paned) {
+      return run.longFold.foldArrived(
+          fold,
+          run.values,
+          run.arrivals,
+          rows.cutoff(i),
+          run.insertedInside,
+          run.dropped,
+          from + run.dropped,
+          to + run.dropped);
     }
     return run.longFold.fold(fold, run.values, run.dropped, from + run.dropped, to + run.dropped);
   }
@@ -497,6 +504,7 @@ final class SlidingStore {
     }
     int moved = run.size - at;
     if (moved > 0) {
+      run.insertedInside++;
       System.arraycopy(run.times, at, run.times, at + 1, moved);
       System.arraycopy(run.values, at, run.values, at + 1, moved);
       if (paned) {

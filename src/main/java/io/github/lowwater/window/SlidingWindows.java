@@ -22,9 +22,12 @@ import java.time.Duration;
  * two-stack fold over the key's records, whose windows drain in order). The records of a key are
  * held until every window that can hold them is decided and drained: about {@code d} of event time
  * per key. No allocation at steady state with the built-in {@code long} aggregators (a key's arrays
- * grow by doubling and are reused). With panes, a row folds the records of its window one by one (a
- * late update can land inside a window already folded), an early firing visits every key with
- * records, and records are held a grace period longer. No threads are started.
+ * grow by doubling and are reused). With panes, an early firing visits every key with records and
+ * its windows that hold the marks crossed; a row holds the records that arrived before it, which
+ * the built-in {@code long} aggregators fold through the same two-stack fold, started over for each
+ * forward run of a key's rows (its early rows of one firing, its on-time rows between firings) and
+ * after a record lands inside windows already folded; and records are held a grace period longer.
+ * No threads are started.
  *
  * <h2>Rules</h2>
  *
