@@ -13,8 +13,10 @@ package io.github.lowwater.window;
  * dropped from their front before it, so that dropping the oldest records moves nothing here.
  * Records are only ever inserted after the newest one a window held (a record that is not late lies
  * at or after the watermark, and every window drained ends by it). An exception from the aggregator
- * resets the state, so that the next window starts over. Allocates only when the suffix array
- * grows. Not thread-safe.
+ * resets the state, so that the next window starts over, and the window is folded again in time
+ * order, which gives its value or the exception of the fold the rules define: a {@code sumLong}
+ * that overflows part-way in one grouping of its additions may not in another. Allocates only when
+ * the suffix array grows. Not thread-safe.
  *
  * <p><b>With panes</b> ({@link #foldArrived}) a row holds only the records that arrived by its
  * cutoff, and a record may be inserted inside windows already folded (a late update, or a record of
@@ -61,11 +63,11 @@ final class LongWindowFold {
    * @param dropped the number of records dropped from the front of {@code values} so far
    */
   long fold(LongFold fold, Object[] values, long dropped, long from, long to) {
+    arrivals = null;
     if (started && (from < this.from || to < this.to)) {
       return plain(fold, values, dropped, from, to); // not forward: a visit again
     }
-    arrivals = null;
-    return forward(fold, values, dropped, from, to);
+    return grouped(fold, values, dropped, from, to);
   }
 
   /**
@@ -98,7 +100,21 @@ final class LongWindowFold {
     this.arrivals = arrivals;
     this.cutoff = cutoff;
     this.epoch = epoch;
-    return forward(fold, values, dropped, from, to);
+    return grouped(fold, values, dropped, from, to);
+  }
+
+  /**
+   * The two-stack fold, or, if it throws, the fold in time order: a {@code sumLong} that overflows
+   * part-way in one grouping of the additions may not in another, and the rows are defined by the
+   * fold in time order, which then returns the value or throws itself.
+   */
+  private long grouped(LongFold fold, Object[] values, long dropped, long from, long to) {
+    try {
+      return forward(fold, values, dropped, from, to);
+    } catch (RuntimeException e) {
+      started = false; // the suffix may be half rewritten
+      return plain(fold, values, dropped, from, to);
+    }
   }
 
   private long forward(LongFold fold, Object[] values, long dropped, long from, long to) {
@@ -109,26 +125,21 @@ final class LongWindowFold {
       newer = fold.initial();
       started = true;
     }
-    try {
-      if (from >= split) {
-        // Every record before the window may have been let go: only [from, to) is read.
-        return splitAt(fold, values, dropped, from, to);
-      }
-      long newerAcc = newer;
-      for (long p = Math.max(this.to, split); p < to; p++) {
-        if (takes(p - dropped)) {
-          newerAcc = fold.fold(newerAcc, values[(int) (p - dropped)]);
-        }
-      }
-      long result = fold.merge(suffix[(int) (from - splitFrom)], newerAcc);
-      this.newer = newerAcc;
-      this.to = to;
-      this.from = from;
-      return result;
-    } catch (RuntimeException e) {
-      started = false; // the suffix may be half rewritten
-      throw e;
+    if (from >= split) {
+      // Every record before the window may have been let go: only [from, to) is read.
+      return splitAt(fold, values, dropped, from, to);
     }
+    long newerAcc = newer;
+    for (long p = Math.max(this.to, split); p < to; p++) {
+      if (takes(p - dropped)) {
+        newerAcc = fold.fold(newerAcc, values[(int) (p - dropped)]);
+      }
+    }
+    long result = fold.merge(suffix[(int) (from - splitFrom)], newerAcc);
+    this.newer = newerAcc;
+    this.to = to;
+    this.from = from;
+    return result;
   }
 
   /** Whether the record at array index {@code i} is in the row: it arrived by the cutoff. */
@@ -163,10 +174,13 @@ final class LongWindowFold {
     return acc;
   }
 
-  private static long plain(LongFold fold, Object[] values, long dropped, long from, long to) {
+  /** The fold in time order of the records {@code [from, to)} taken (with panes: by the cutoff). */
+  private long plain(LongFold fold, Object[] values, long dropped, long from, long to) {
     long acc = fold.initial();
     for (long p = from; p < to; p++) {
-      acc = fold.fold(acc, values[(int) (p - dropped)]);
+      if (arrivals == null || arrivals[(int) (p - dropped)] <= cutoff) {
+        acc = fold.fold(acc, values[(int) (p - dropped)]);
+      }
     }
     return acc;
   }

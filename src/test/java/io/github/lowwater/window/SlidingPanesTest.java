@@ -266,6 +266,24 @@ class SlidingPanesTest {
     assertThat(paned.stats().retiredWindows()).isEqualTo(one.size());
   }
 
+  @Test
+  void aSumThatOverflowsOnlyWhenGroupedOtherwiseIsTheSumInTimeOrderWithAndWithoutPanes() {
+    for (SlidingWindows<String, Long, Long> w : List.of(sliding(10, 0, 100), sliding(10, 0, 0))) {
+      w.add(1, "k", -1L);
+      w.add(2, "k", Long.MAX_VALUE);
+      w.add(3, "k", 1L);
+      w.add(4, "z", 0L); // watermark 4: the windows ending at 2, 3 and 4, drained in a row
+      // In time order -1, MAX, +1 never overflows; MAX + 1 first, as a running fold of the newer
+      // records after the window ending at 3 would add them, does.
+      assertThat(w.pollFinalized())
+          .extracting(WindowResult::end, WindowResult::value)
+          .containsExactly(
+              org.assertj.core.api.Assertions.tuple(2L, -1L),
+              org.assertj.core.api.Assertions.tuple(3L, Long.MAX_VALUE - 1),
+              org.assertj.core.api.Assertions.tuple(4L, Long.MAX_VALUE));
+    }
+  }
+
   /** Drains until the visitor throws at row {@code rows} (from 0); returns the keys visited. */
   private static List<String> drainUntilThrow(SlidingWindows<String, Long, Long> w, int rows) {
     List<String> seen = new ArrayList<>();
