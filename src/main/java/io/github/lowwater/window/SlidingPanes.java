@@ -35,27 +35,22 @@ final class SlidingPanes {
     return at < tail && ends[at] == end ? at : -1;
   }
 
-  /** The next index of the window in {@code slot}, or 0 for -1. */
-  int rows(int slot) {
-    return slot < 0 ? 0 : rows[slot];
-  }
-
   /** The records the window in {@code slot} held at its last row, or -1 for -1 (none). */
   int count(int slot) {
     return slot < 0 ? -1 : counts[slot];
   }
 
   /**
-   * Notes a row of the window ending at {@code end}, which holds {@code count} records: its next
-   * index rises by one.
+   * Notes a row of the window ending at {@code end}, which holds {@code count} records, and returns
+   * its index: the window's rows so far, which rise by one.
    */
-  void row(long end, int count) {
+  int row(long end, int count) {
     int at = search(end);
     if (at == tail || ends[at] != end) {
       at = insert(at, end);
     }
-    rows[at]++;
     counts[at] = count;
+    return rows[at]++;
   }
 
   /** Forgets the windows ending at or before {@code through}; returns how many. */

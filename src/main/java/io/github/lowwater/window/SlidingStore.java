@@ -177,7 +177,7 @@ final class SlidingStore {
         && (retirement == Long.MIN_VALUE || candidate <= retirement)) {
       if (candidate > writtenThrough && defines(run, candidate)) {
         boolean isFinal = TimeMath.saturatedAdd(candidate, graceMillis) <= watermark;
-        produce(run, candidate, Timing.ON_TIME, isFinal);
+        produce(run, candidate, countIn(run, candidate), Timing.ON_TIME, isFinal);
         counters.windowFinalized();
       }
       run.decided = candidate;
@@ -212,7 +212,7 @@ final class SlidingStore {
       }
       boolean holds = startOf(end) <= t && (t < end || end == Long.MAX_VALUE);
       if (holds || run.panes.find(end) < 0) {
-        produce(run, end, Timing.LATE, false);
+        produce(run, end, countIn(run, end), Timing.LATE, false);
         counters.lateUpdate();
       }
     }
@@ -250,18 +250,21 @@ final class SlidingStore {
           continue;
         }
         int slot = run.panes.find(end);
-        if (slot < 0 || run.panes.count(slot) != countIn(run, end)) {
-          produce(run, end, Timing.EARLY, false);
+        int count = countIn(run, end);
+        if (slot < 0 || run.panes.count(slot) != count) {
+          produce(run, end, count, Timing.EARLY, false);
           counters.earlyRow();
         }
       }
     }
   }
 
-  /** A row of the window ending at {@code end}, with the key's next index, remembered. */
-  private void produce(Run run, long end, Timing timing, boolean isFinal) {
-    int index = run.panes.rows(run.panes.find(end));
-    run.panes.row(end, countIn(run, end));
+  /**
+   * A row of the window ending at {@code end}, which holds {@code count} records now, with the
+   * window's next index, remembered.
+   */
+  private void produce(Run run, long end, int count, Timing timing, boolean isFinal) {
+    int index = run.panes.row(end, count);
     if (!replaying) {
       rows.add(run.id, end, timing, index, isFinal, arrivals);
       run.queued++;
