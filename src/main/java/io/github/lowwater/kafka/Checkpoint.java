@@ -27,6 +27,14 @@ import io.github.lowwater.WatermarkTracker;
  * i=<long>}: the rows of windows starting before it may lack records (see {@link MissingRecords}),
  * so the next owner marks them too.
  *
+ * <p>Then, in either version, the writer's configuration as far as it decides which records are
+ * late (issue 45, item 1): {@code l=<long>}, its allowed lateness in milliseconds, and, only with
+ * the future guard on, {@code s=<long>}, its {@code maxFutureSkew}. A reader whose own differ (or
+ * whose grace period or early results differ from {@code g} and {@code p}) knows that the records
+ * it re-reads below {@code n} are judged otherwise than its predecessor judged them, and takes none
+ * of its predecessor's verdicts for them on trust. Without {@code l} (a checkpoint written before
+ * it), the configuration is taken to be the reader's.
+ *
  * <p>Either version may end with an optional field {@code h=<entries>}: the wall-clock decisions
  * the partition's owners took between the committed offset and {@code n} ({@link WallClockHistory}:
  * quiet-period raises {@code q<offset>:<watermark>} and future-guard readings {@code
@@ -58,6 +66,9 @@ import io.github.lowwater.WatermarkTracker;
  *     #UNRECORDED} when it was written without the field
  * @param incompleteBeforeMillis rows of windows starting before it may lack records ({@code i}), or
  *     {@link #COMPLETE} (no such window)
+ * @param latenessMillis the writer's allowed lateness ({@code l}), or {@link #UNRECORDED}
+ * @param futureSkewMillis the writer's {@code maxFutureSkew} ({@code s}), or {@link #NO_GUARD} when
+ *     its guard was off or the checkpoint does not say ({@code l} absent)
  */
 record Checkpoint(
     long writtenThroughMillis,
@@ -68,10 +79,15 @@ record Checkpoint(
     long earlyMillis,
     String history,
     long committedOffset,
-    long incompleteBeforeMillis) {
+    long incompleteBeforeMillis,
+    long latenessMillis,
+    long futureSkewMillis) {
 
-  /** {@link #committedOffset()} of a checkpoint written without it. */
+  /** {@link #committedOffset()} or {@link #latenessMillis()} of a checkpoint written without it. */
   static final long UNRECORDED = -1;
+
+  /** {@link #futureSkewMillis()} of a writer without the future guard. */
+  static final long NO_GUARD = -1;
 
   /** {@link #incompleteBeforeMillis()} when every row is complete. */
   static final long COMPLETE = Long.MIN_VALUE;
@@ -83,11 +99,21 @@ record Checkpoint(
   static final String VERSION_2 = "lw2";
 
   /**
-   * The longest encoded form: {@code lw2}, eight fields of at most 20 digits and a sign, and the
-   * history field.
+   * The longest encoded form, 901 characters: {@code lw2}; four signed fields ({@code e}, {@code
+   * f}, {@code w}, {@code i}: {@code ;x=}, a sign and 19 digits) and six non-negative ones ({@code
+   * n}, {@code o}, {@code l}, {@code s}, {@code g}, {@code p}: 19 digits); and {@code ;h=} with
+   * {@link WallClockHistory#MAX_ENTRIES} entries of a kind, a non-negative offset, a colon and a
+   * signed value, between commas. Under the broker's 4,096-byte default {@code
+   * offset.metadata.max.bytes}.
    */
   static final int MAX_LENGTH =
-      210 + 3 + WallClockHistory.MAX_ENTRIES * WallClockHistory.MAX_ENTRY_LENGTH;
+      VERSION_2.length()
+          + 4 * (3 + 20)
+          + 6 * (3 + 19)
+          + 3
+          + WallClockHistory.MAX_ENTRIES * (1 + 19 + 1 + 20)
+          + WallClockHistory.MAX_ENTRIES
+          - 1;
 
   static final Checkpoint NONE =
       new Checkpoint(
@@ -123,7 +149,9 @@ record Checkpoint(
         earlyMillis,
         history,
         UNRECORDED,
-        COMPLETE);
+        COMPLETE,
+        UNRECORDED,
+        NO_GUARD);
   }
 
   /** A checkpoint without history. */
@@ -165,7 +193,9 @@ record Checkpoint(
             + ";n="
             + readThroughOffset
             + (committedOffset == UNRECORDED ? "" : ";o=" + committedOffset)
-            + (incompleteBeforeMillis == COMPLETE ? "" : ";i=" + incompleteBeforeMillis);
+            + (incompleteBeforeMillis == COMPLETE ? "" : ";i=" + incompleteBeforeMillis)
+            + (latenessMillis == UNRECORDED ? "" : ";l=" + latenessMillis)
+            + (futureSkewMillis == NO_GUARD ? "" : ";s=" + futureSkewMillis);
     String h = history.isEmpty() ? "" : ";h=" + history;
     return paned()
         ? VERSION_2 + v1 + ";g=" + graceMillis + ";p=" + earlyMillis + h
@@ -191,7 +221,37 @@ record Checkpoint(
         earlyMillis,
         history,
         offset,
-        incompleteBefore);
+        incompleteBefore,
+        latenessMillis,
+        futureSkewMillis);
+  }
+
+  /** The same checkpoint with the writer's configuration ({@code l} and {@code s}). */
+  Checkpoint configured(long lateness, long futureSkew) {
+    return new Checkpoint(
+        writtenThroughMillis,
+        frontierMillis,
+        watermarkMillis,
+        readThroughOffset,
+        graceMillis,
+        earlyMillis,
+        history,
+        committedOffset,
+        incompleteBeforeMillis,
+        lateness,
+        futureSkew);
+  }
+
+  /**
+   * Returns whether windows with these options judge the records below {@code n} as the writer did:
+   * the same grace period and early results, and, where the checkpoint records them, the same
+   * allowed lateness and future guard. Without {@code l} the configuration is taken to be the same.
+   */
+  boolean sameJudgement(long grace, long early, long lateness, long futureSkew) {
+    return graceMillis == grace
+        && earlyMillis == early
+        && (latenessMillis == UNRECORDED
+            || (latenessMillis == lateness && futureSkewMillis == futureSkew));
   }
 
   /**
@@ -216,15 +276,17 @@ record Checkpoint(
           metadata, "does not start with " + VERSION + "; or " + VERSION_2 + ";");
     }
     int fields = v2 ? 6 : 4;
-    if (parts.length < fields + 1 || parts.length > fields + 4) {
+    if (parts.length < fields + 1 || parts.length > fields + 6) {
       throw new CheckpointFormatException(
           metadata, "expected " + fields + " fields, found " + (parts.length - 1));
     }
-    // The required fields first, then the optional ones: h, o, i.
-    String names = v2 ? "efwngphoi" : "efwnhoi";
+    // The required fields first, then the optional ones: h, o, i, l, s.
+    String names = v2 ? "efwngphoils" : "efwnhoils";
     long[] values = new long[6];
     long committedOffset = UNRECORDED;
     long incompleteBefore = COMPLETE;
+    long lateness = UNRECORDED;
+    long futureSkew = NO_GUARD;
     String history = "";
     int seen = 0;
     for (int i = 1; i < parts.length; i++) {
@@ -254,6 +316,16 @@ record Checkpoint(
         }
       } else if (name == 'i') {
         incompleteBefore = parseLong(metadata, name, part.substring(2));
+      } else if (name == 'l' || name == 's') {
+        long value = parseLong(metadata, name, part.substring(2));
+        if (value < 0) {
+          throw new CheckpointFormatException(metadata, "field '" + name + "' is negative");
+        }
+        if (name == 'l') {
+          lateness = value;
+        } else {
+          futureSkew = value;
+        }
       } else {
         values[field] = parseLong(metadata, name, part.substring(2));
       }
@@ -261,7 +333,10 @@ record Checkpoint(
     int required = (1 << fields) - 1;
     if ((seen & required) != required) {
       throw new CheckpointFormatException(
-          metadata, "expected " + fields + " fields and the optional 'h', 'o' and 'i'");
+          metadata, "expected " + fields + " fields and the optional 'h', 'o', 'i', 'l' and 's'");
+    }
+    if ((seen & (1 << names.indexOf('s'))) != 0 && (seen & (1 << names.indexOf('l'))) == 0) {
+      throw new CheckpointFormatException(metadata, "field 's' without 'l'");
     }
     for (int field = 3; field < fields; field++) {
       if (values[field] < 0) {
@@ -278,7 +353,9 @@ record Checkpoint(
         values[5],
         history,
         committedOffset,
-        incompleteBefore);
+        incompleteBefore,
+        lateness,
+        futureSkew);
   }
 
   private static long parseLong(String metadata, char name, String text) {

@@ -96,27 +96,40 @@ final class CheckpointReader {
   }
 
   /**
-   * Logs once per partition, at WARN, a checkpoint written with another grace period or period of
-   * early results than the windows have (version 1: neither): the records the windows re-read give
-   * other rows than the previous owner's. The checkpoint is used all the same; its claims hold
-   * whatever the options.
+   * Returns whether a checkpoint was written by windows that judge lateness otherwise than {@code
+   * w} with the guard's {@code futureSkewMillis}: another grace period or period of early results
+   * (version 1: neither), or, where it records them ({@code l}, {@code s}), another allowed
+   * lateness or future guard (issue 45, item 1). Logs it once per partition, at WARN: the records
+   * the windows re-read give other rows than the previous owner's. The checkpoint is used all the
+   * same; its claims hold whatever the options.
    */
-  void warnIfPanesDiffer(TopicPartition tp, Checkpoint checkpoint, EventTimeWindows<?, ?, ?> w) {
+  boolean warnIfJudgedOtherwise(
+      TopicPartition tp,
+      Checkpoint checkpoint,
+      EventTimeWindows<?, ?, ?> w,
+      long futureSkewMillis) {
     if (checkpoint == Checkpoint.NONE
-        || (checkpoint.graceMillis() == w.graceMillis()
-            && checkpoint.earlyMillis() == w.earlyResultsMillis())) {
-      return;
+        || checkpoint.sameJudgement(
+            w.graceMillis(), w.earlyResultsMillis(), w.allowedLatenessMillis(), futureSkewMillis)) {
+      return false;
     }
     if (panesLogged.add(tp)) {
       LOG.warn(
-          "{}: its checkpoint was written with grace {} ms and early results every {} ms, these"
-              + " windows have {} ms and {} ms (0: none); the rows of the re-read windows will"
-              + " differ from the previous owner's",
+          "{}: its checkpoint was written with allowed lateness {} ms, future guard {} ms, grace"
+              + " {} ms and early results every {} ms, these windows have {} ms, {} ms, {} ms"
+              + " and {} ms (-1: not recorded or no guard; 0: none); the rows of the windows it"
+              + " re-reads will differ from the previous owner's, and its records found late are"
+              + " reported LATE",
           tp,
+          checkpoint.latenessMillis(),
+          checkpoint.futureSkewMillis(),
           checkpoint.graceMillis(),
           checkpoint.earlyMillis(),
+          w.allowedLatenessMillis(),
+          futureSkewMillis,
           w.graceMillis(),
           w.earlyResultsMillis());
     }
+    return true;
   }
 }

@@ -459,11 +459,13 @@ public final class KafkaWindows<K, V, R> {
           admission.recordTaken = false;
           // The predecessor handed out every row of the records below its read position, with the
           // checkpoint that says so: a sink that must not get them twice does not get them again.
-          boolean replay = dropReplayedRows && r.offset() < p.readThroughOffset;
+          // Not after a change of configuration: the predecessor's rows were other rows.
+          boolean dropRows = dropReplayedRows && !p.reconfigured;
+          boolean replay = dropRows && r.offset() < p.readThroughOffset;
           try {
             // The predecessor's wall-clock decisions before this record, then the record: the
             // raise's rows are dropped inside, and replaying is on for the record's own.
-            p.wallClock.replayTo(r.offset(), dropReplayedRows, p.windows, p.raiseSource());
+            p.wallClock.replayTo(r.offset(), dropRows, p.windows, p.raiseSource());
             if (replay) {
               p.windows.replaying(true);
             }
@@ -485,8 +487,8 @@ public final class KafkaWindows<K, V, R> {
           Rewind.afterFailure(consumer, records, tp, batch.get(mapped).offset());
           throw rethrow(mapperFailure);
         }
-        p.wallClock.replayTo(
-            p.nextOffset, dropReplayedRows, p.windows, p.raiseSource()); // after the last record
+        p.wallClock.replayTo( // after the last record
+            p.nextOffset, dropReplayedRows && !p.reconfigured, p.windows, p.raiseSource());
       } finally {
         admission.end(p);
       }

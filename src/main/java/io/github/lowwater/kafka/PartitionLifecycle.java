@@ -101,7 +101,9 @@ final class PartitionLifecycle<K, V, R> {
       if (p.unusableCheckpoint != null) {
         checkpoint = Checkpoint.NONE; // its claims are about another log, or absent
       }
-      checkpoints.warnIfPanesDiffer(tp, checkpoint, p.windows);
+      p.reconfigured =
+          checkpoints.warnIfJudgedOtherwise(
+              tp, checkpoint, p.windows, p.wallClock.futureSkewMillis());
       p.restore(om, checkpoint);
       scope.restored(p, checkpoint);
       if (checkpoint != Checkpoint.NONE) {

@@ -3,10 +3,8 @@ package io.github.lowwater.kafka;
 import io.github.lowwater.WatermarkTracker;
 import io.github.lowwater.internal.TimeMath;
 import io.github.lowwater.window.EventTimeWindows;
-import io.github.lowwater.window.HoppingWindows;
 import io.github.lowwater.window.SessionWindows;
 import io.github.lowwater.window.SlidingWindows;
-import io.github.lowwater.window.TumblingWindows;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
@@ -89,6 +87,17 @@ final class PartitionState<K, V, R> implements ResultDrain.Unit<K, V, R> {
 
   /** From the previous owner's checkpoint: it had read every record below this offset. */
   long readThroughOffset;
+
+  /**
+   * Whether the previous owner judged lateness otherwise than these windows do (another allowed
+   * lateness, future guard, grace period or period of early results: its checkpoint says so; issue
+   * 45, item 1): none of its verdicts on the records below {@link #readThroughOffset} is taken on
+   * trust but its claim that the windows ending by {@link #writtenThroughMillis} are written. A
+   * record these windows find late there is reported {@code LATE}, not {@code REDELIVERED}, and the
+   * rows of the re-read records are handed out even to a sink that drops replayed rows: the
+   * predecessor may not have given them.
+   */
+  boolean reconfigured;
 
   /** From the previous owner's checkpoint: the frontier as of the committed offset. */
   long restoredFrontierMillis = WatermarkTracker.NO_WATERMARK;
@@ -294,14 +303,16 @@ final class PartitionState<K, V, R> implements ResultDrain.Unit<K, V, R> {
   /**
    * Bounds the windows that the missing records may belong to, once this reading's records have a
    * frontier (after its first poll of records): a record before the first one read is at most the
-   * frontier before it, and that frontier is below {@code t + span + grace + lateness} for any
+   * frontier before it, and that frontier is below {@code reach(t) + grace + lateness} for any
    * record at {@code t} that one uninterrupted reading would not have found late (assumed of one
-   * record of that poll; the bound takes their largest time) (the window end a record at {@code t}
-   * can have is below {@code t + span}: the size, for sliding windows {@code d + 2}, or for
-   * sessions twice the gap, as a session reaches a gap before its first record). Windows starting
-   * at or after that bound hold none of the missing records, and the uninterrupted reading judged
-   * their records as this one does. Nothing changes while the frontier is unknown (every record so
-   * far late or beyond the future guard).
+   * record of that poll; the bound takes their largest time, {@code reach} never decreasing).
+   * {@code reach(t)} is the end of the last window a record at {@code t} can change ({@link
+   * EventTimeWindows#lastAffectedWindowEnd}: for tumbling, hopping and calendar windows the end of
+   * its last window, issue 45, item 6; for sliding windows {@code t + d + 2}), for sessions {@code
+   * t + 2 gaps}, as a session reaches a gap before its first record. Windows starting at or after
+   * that bound hold none of the missing records, and the uninterrupted reading judged their records
+   * as this one does. Nothing changes while the frontier is unknown (every record so far late or
+   * beyond the future guard).
    */
   void settleIncomplete() {
     long frontier = windows.frontier(source); // this reading's own records, not the checkpoint's
@@ -310,7 +321,7 @@ final class PartitionState<K, V, R> implements ResultDrain.Unit<K, V, R> {
     }
     long bound =
         TimeMath.saturatedAdd(
-            TimeMath.saturatedAdd(frontier, spanMillis(windows)),
+            reachMillis(windows, frontier),
             TimeMath.saturatedAdd(windows.graceMillis(), windows.allowedLatenessMillis()));
     incompleteBeforeMillis = Math.max(incompleteBeforeMillis, bound);
     incompletePending = false;
@@ -335,18 +346,16 @@ final class PartitionState<K, V, R> implements ResultDrain.Unit<K, V, R> {
     return incompleteBeforeMillis;
   }
 
-  /** The longest span from a record's time to the end of a window it can be in (see above). */
-  private static long spanMillis(EventTimeWindows<?, ?, ?> windows) {
+  /**
+   * The end of the last window a record at {@code t} can change (see above), saturating: a session
+   * it starts reaches a gap past it and may take in a session a gap further.
+   */
+  private static long reachMillis(EventTimeWindows<?, ?, ?> windows, long t) {
     if (windows instanceof SessionWindows<?, ?, ?> s) {
-      return TimeMath.saturatedAdd(s.gapMillis(), s.gapMillis());
+      return TimeMath.saturatedAdd(windows.lastWindowEnd(t), s.gapMillis());
     }
-    if (windows instanceof HoppingWindows<?, ?, ?> h) {
-      return h.sizeMillis();
-    }
-    if (windows instanceof SlidingWindows<?, ?, ?> s) {
-      return TimeMath.saturatedAdd(s.timeDifferenceMillis(), 2); // the window starting after it
-    }
-    return ((TumblingWindows<?, ?, ?>) windows).sizeMillis();
+    // A frontier no window can hold (hopping windows within a size of the bounds): at the top.
+    return windows.windowable(t) ? windows.lastAffectedWindowEnd(t) : Long.MAX_VALUE;
   }
 
   /**
@@ -578,7 +587,9 @@ final class PartitionState<K, V, R> implements ResultDrain.Unit<K, V, R> {
             windows.earlyResultsMillis(),
             decisions,
             offset,
-            incompleteBeforeMillis);
+            incompleteBeforeMillis,
+            windows.allowedLatenessMillis(),
+            wallClock.futureSkewMillis());
     lastFitting = new OffsetAndMetadata(offset, checkpoint.encode());
     return lastFitting;
   }

@@ -32,6 +32,11 @@ final class PartitionWallClock {
     this.futureSkewMillis = maxFutureSkewMillis;
   }
 
+  /** The guard's {@code maxFutureSkew}, or {@link Checkpoint#NO_GUARD} with the guard off. */
+  long futureSkewMillis() {
+    return guardClock == null ? Checkpoint.NO_GUARD : futureSkewMillis;
+  }
+
   /** Restores the previous owner's decisions (a checkpoint's {@code h}), to be replayed. */
   void restore(String encoded) {
     history.restore(encoded);
@@ -122,6 +127,9 @@ final class PartitionWallClock {
    * @return the field, empty for none, or {@code null} if a checkpoint cannot carry it
    */
   String encodeFrom(long committedOffset) {
+    if (guardClock == null) {
+      history.forgetGuardReadings(); // the guard was turned off: its readings judge nothing here
+    }
     return history.encodeFrom(committedOffset);
   }
 }

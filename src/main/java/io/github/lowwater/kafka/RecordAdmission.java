@@ -296,15 +296,17 @@ final class RecordAdmission<K, V, R> {
       return;
     }
     if (p.windows.isLate(t, key)) { // the windows' own verdict: it may join an open session
+      // After a change of configuration the predecessor may have put it in an open session: late.
+      boolean reported = fresh || p.reconfigured;
       if (lateRecordHandler != null) {
         lateRecordHandler.onLateRecord(
             r,
-            fresh ? LateRecordHandler.Reason.LATE : LateRecordHandler.Reason.REDELIVERED,
+            reported ? LateRecordHandler.Reason.LATE : LateRecordHandler.Reason.REDELIVERED,
             t,
             end,
-            fresh ? watermark : p.writtenThroughMillis);
+            reported ? watermark : p.writtenThroughMillis);
       }
-      if (!fresh) {
+      if (!reported) {
         redeliveredRecords++;
       }
     } else {

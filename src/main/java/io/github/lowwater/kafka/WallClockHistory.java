@@ -21,10 +21,10 @@ import java.util.Arrays;
  * {@linkplain #restore restores} them and applies each one when its read position reaches the
  * entry's offset; beyond its predecessor's read position it records its own.
  *
- * <p>Not thread-safe: the polling thread. O(1) per record; entries are appended in offset order and
- * kept only until a commit passes them. The guard records a reading only when it changes a verdict
- * (a record within the new reading's limit but beyond the recorded one), so a device that is always
- * ahead adds none.
+ * <p>Not thread-safe: the polling thread. O(1) per record; entries are kept only until a commit
+ * passes them, and written in offset order. The guard records a reading only when it changes a
+ * verdict (a record within the new reading's limit but beyond the recorded one), so a device that
+ * is always ahead adds none.
  */
 final class WallClockHistory {
 
@@ -40,9 +40,6 @@ final class WallClockHistory {
   /** No guard reading yet: every record with a time beyond {@code Long.MIN_VALUE + skew}. */
   static final long NO_READING = Long.MIN_VALUE;
 
-  /** The longest encoded entry: a kind, two longs of at most 20 characters, a colon, a comma. */
-  static final int MAX_ENTRY_LENGTH = 43;
-
   private char[] kinds = new char[4];
   private long[] offsets = new long[4];
   private long[] values = new long[4];
@@ -56,7 +53,11 @@ final class WallClockHistory {
   /** The guard's reading in force. */
   private long guardWall = NO_READING;
 
-  /** Restores the entries of a checkpoint, to be replayed ({@link #due}). */
+  /**
+   * Restores the entries of a checkpoint, to be replayed ({@link #due}), in offset order whatever
+   * their order in {@code encoded}: versions before issue 45 could write a guard reading after a
+   * raise at a later offset ({@code q3:…,c1:…}), and each entry means the same in either order.
+   */
   void restore(String encoded) {
     size = 0;
     next = 0;
@@ -69,12 +70,14 @@ final class WallClockHistory {
       long offset = Long.parseLong(entry.substring(1, colon));
       append(entry.charAt(0), offset, Long.parseLong(entry.substring(colon + 1)));
     }
+    sortByOffset(0, size);
     replayEnd = size;
   }
 
   /**
    * Checks the {@code h} field of a checkpoint: entries of a known kind, a non-negative offset and
-   * a value, in non-decreasing offset order, at most {@link #MAX_ENTRIES}.
+   * a value, at most {@link #MAX_ENTRIES}. The order is not checked: {@link #encodeFrom} writes
+   * them in offset order, and {@link #restore} sorts them (issue 45, item 1).
    *
    * @return the reason it is not well formed, or {@code null}
    */
@@ -86,7 +89,6 @@ final class WallClockHistory {
     if (entries.length > MAX_ENTRIES) {
       return "field 'h' has more than " + MAX_ENTRIES + " entries";
     }
-    long previous = 0;
     for (String entry : entries) {
       int colon = entry.indexOf(':');
       if (entry.length() < 4
@@ -96,11 +98,6 @@ final class WallClockHistory {
           || !isLong(entry.substring(colon + 1), true)) {
         return "field 'h' has a malformed entry";
       }
-      long offset = Long.parseLong(entry.substring(1, colon));
-      if (offset < previous) {
-        return "field 'h' is not in offset order";
-      }
-      previous = offset;
     }
     return null;
   }
@@ -165,10 +162,33 @@ final class WallClockHistory {
     return guardWall;
   }
 
-  /** Records a guard reading that applies from the record at {@code offset} on. */
+  /**
+   * Records a guard reading that applies from the record at {@code offset} on. It may precede a
+   * restored raise still to be replayed: an owner that turns the guard on re-reads its
+   * predecessor's records with its own readings (issue 45, item 1); {@link #encodeFrom} puts it in
+   * its place.
+   */
   void guardRead(long offset, long wallMillis) {
     guardWall = wallMillis;
     append(GUARD, offset, wallMillis);
+  }
+
+  /**
+   * Forgets every guard reading: an owner without the guard carries none, so that a later owner
+   * with it judges the records this one read by its own readings, not by a reading older than them.
+   * Call only once the restored entries are all applied, as {@link #encodeFrom}.
+   */
+  void forgetGuardReadings() {
+    int to = 0;
+    for (int i = 0; i < size; i++) {
+      if (kinds[i] != GUARD) {
+        kinds[to] = kinds[i];
+        offsets[to] = offsets[i];
+        values[to] = values[i];
+        to++;
+      }
+    }
+    size = to;
   }
 
   /**
@@ -180,6 +200,7 @@ final class WallClockHistory {
    * @return the {@code h} field, empty for none, or {@code null} if more than {@link #MAX_ENTRIES}
    */
   String encodeFrom(long committedOffset) {
+    sortByOffset(0, size);
     int keep = 0;
     int baseline = -1;
     for (int i = 0; i < size; i++) {
@@ -217,6 +238,29 @@ final class WallClockHistory {
   /** The number of entries held (for tests). */
   int size() {
     return size;
+  }
+
+  /**
+   * Sorts entries {@code [from, to)} by offset, stably (a raise and a reading at one offset keep
+   * their order). An insertion sort: the entries are in order but for a few readings that an owner
+   * which turned the guard on took below its predecessor's raises, so it is O(n) in practice.
+   */
+  private void sortByOffset(int from, int to) {
+    for (int i = from + 1; i < to; i++) {
+      char kind = kinds[i];
+      long offset = offsets[i];
+      long value = values[i];
+      int j = i - 1;
+      while (j >= from && offsets[j] > offset) {
+        kinds[j + 1] = kinds[j];
+        offsets[j + 1] = offsets[j];
+        values[j + 1] = values[j];
+        j--;
+      }
+      kinds[j + 1] = kind;
+      offsets[j + 1] = offset;
+      values[j + 1] = value;
+    }
   }
 
   private void append(char kind, long offset, long value) {

@@ -51,7 +51,7 @@ import java.time.Duration;
  *       folds nothing.
  *   <li>At the {@code long} bounds starts and ends saturate: the windows whose end would pass
  *       {@code Long.MAX_VALUE} are one window {@code [MAX - d - 1, MAX)} that holds the records
- *       through {@code MAX}, emitted if one of them exists.
+ *       through {@code MAX}, emitted if one of the windows it stands for exists.
  * </ol>
  *
  * <p>With {@link Builder#perSourceLateness() per-source lateness} (semantics rule 72) an event is

@@ -263,14 +263,19 @@ class HandOverModelTest {
   private void perPartition(int traces, Kind kind) {
     int exact = 0;
     int guarded = 0;
+    int reconfigured = 0;
     Coverage coverage = new Coverage(traces, true);
     for (long seed = FIRST_SEED; seed < FIRST_SEED + traces; seed++) {
       Trace trace = new Trace(seed, ResultScope.PER_PARTITION, kind);
       trace.run();
       exact += trace.intervened ? 0 : 1;
       guarded += trace.maxFutureSkew != null ? 1 : 0;
+      reconfigured += trace.reconfigurations > 0 ? 1 : 0;
       coverage.add(trace);
     }
+    assertThat(reconfigured)
+        .as("traces whose configuration a deploy changed")
+        .isGreaterThan(traces / 10);
     assertThat(exact).as("traces in which no wall-clock rule intervened").isPositive();
     assertThat(guarded).as("traces with the future guard").isGreaterThan(traces / 8);
     coverage.assertReached();
@@ -790,7 +795,10 @@ class HandOverModelTest {
     final long seed;
     final Random random;
     final ResultScope scope;
-    final Duration lateness;
+
+    /** The allowed lateness of the owners built now: a deploy may change it (issue 45, item 1). */
+    Duration lateness;
+
     final ManualClock clock;
     final List<TopicPartition> partitions = new ArrayList<>();
     final List<List<ConsumerRecord<String, String>>> log = new ArrayList<>();
@@ -862,8 +870,29 @@ class HandOverModelTest {
     boolean assumptionBroken;
     boolean checkedComplete;
 
-    /** The future-timestamp guard (issue 32), or {@code null}; LATE is its only policy here. */
-    final Duration maxFutureSkew;
+    /**
+     * The future-timestamp guard (issue 32) of the owners built now, or {@code null}; LATE is its
+     * only policy here. A deploy may turn it on or off.
+     */
+    Duration maxFutureSkew;
+
+    /**
+     * The quiet period of the owners built now, {@code null} for the default; a deploy may change
+     * it.
+     */
+    Duration quietAdvanceAfter;
+
+    /**
+     * Issue 45, item 1: {@code PER_PARTITION} traces in which rolling deploys change the
+     * configuration between owners (the guard on or off, the lateness, the quiet period), drawn
+     * from {@link #deploys} so that the other traces stay what they were.
+     */
+    boolean reconfiguring;
+
+    final Random deploys;
+
+    /** The configurations changed by deploys, for the failure's message. */
+    int reconfigurations;
 
     /**
      * Whether the owners hand their rows to {@code emit} and a sink in two phases that fails now
@@ -923,6 +952,8 @@ class HandOverModelTest {
     Trace(long seed, ResultScope scope, Kind kind) {
       this.seed = seed;
       this.random = new Random(seed);
+      this.deploys = new Random(seed * 0x9E3779B97F4A7C15L);
+      this.reconfiguring = scope == ResultScope.PER_PARTITION && deploys.nextInt(4) == 0;
       this.scope = scope;
       this.lateness = Duration.ofMinutes(new int[] {0, 2, 4}[random.nextInt(3)]);
       // Local midnight of 2026-01-01 falls 0 to 30 minutes after T0 (drawn only for this kind, so
@@ -1044,6 +1075,9 @@ class HandOverModelTest {
       if (maxFutureSkew != null) {
         b.maxFutureSkew(maxFutureSkew);
       }
+      if (quietAdvanceAfter != null) {
+        b.quietAdvanceAfter(quietAdvanceAfter);
+      }
       return advance == null ? b : b.hopping(advance);
     }
 
@@ -1156,6 +1190,10 @@ class HandOverModelTest {
     }
 
     void step(Owner o) {
+      if (reconfiguring && !damaging && deploys.nextInt(8) == 0) {
+        deploy();
+        return;
+      }
       if (damaging && random.nextInt(10) == 0) {
         damage();
         return;
@@ -1319,6 +1357,44 @@ class HandOverModelTest {
       damagedPartitions.add(tp);
     }
 
+    /**
+     * Issue 45, item 1: a rolling deploy that changes the configuration. One setting changes (the
+     * guard turned on or off, another lateness, another quiet period), then every instance closes
+     * (its partitions revoked, nothing committed) and a new one with the new configuration takes
+     * its partitions from the group's commits. The rows are then no one reading's (the records
+     * re-read are judged by the new configuration): the trace checks that nothing is lost, that
+     * every checkpoint parses, and that no row is marked incomplete.
+     */
+    void deploy() {
+      String change;
+      switch (deploys.nextInt(3)) {
+        case 0 -> {
+          maxFutureSkew = maxFutureSkew == null ? Duration.ofSeconds(deploys.nextInt(120)) : null;
+          change = "guard " + maxFutureSkew;
+        }
+        case 1 -> {
+          lateness = Duration.ofMinutes((lateness.toMinutes() + 2 + 2 * deploys.nextInt(2)) % 6);
+          change = "lateness " + lateness;
+        }
+        default -> {
+          quietAdvanceAfter =
+              quietAdvanceAfter == null ? Duration.ofSeconds(60 + deploys.nextInt(240)) : null;
+          change = "quiet period " + quietAdvanceAfter;
+        }
+      }
+      reconfigurations++;
+      intervened = true; // the rows are not one configuration's
+      for (Owner old : new ArrayList<>(owners)) {
+        List<TopicPartition> held = new ArrayList<>(old.positions.keySet());
+        old.revoke(held);
+        intervened |= old.windows.quietAdvances() > 0;
+        quietAdvances += (int) old.windows.quietAdvances();
+        owners.remove(old);
+        newOwner().assign(held);
+      }
+      log("deploy: " + change);
+    }
+
     /** {@code PER_PARTITION}: one of the instance's partitions moves to another instance. */
     void move(Owner from) {
       if (from.positions.isEmpty()) {
@@ -1416,6 +1492,7 @@ class HandOverModelTest {
           + grace
           + " guard "
           + maxFutureSkew
+          + (reconfigurations > 0 ? " after " + reconfigurations + " reconfigurations" : "")
           + (intervened ? " (a wall-clock rule intervened)" : "")
           + "; "
           + ops;
@@ -1489,6 +1566,9 @@ class HandOverModelTest {
         return;
       }
       String where = where();
+      assertThat(incompleteRowsWritten)
+          .as("rows marked incomplete without a recommit or a deletion; %s", where)
+          .isZero();
       Map<Long, List<Object>> rowOf = new HashMap<>();
       for (Map.Entry<List<Object>, Set<Long>> e : rows.entrySet()) {
         for (Long id : e.getValue()) {

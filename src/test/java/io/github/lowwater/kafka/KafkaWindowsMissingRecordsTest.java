@@ -121,24 +121,25 @@ class KafkaWindowsMissingRecordsTest {
   }
 
   /**
-   * The bound at its edge: a window starting exactly at {@code frontier + size + grace + lateness}
-   * is complete; one millisecond more of frontier and it is not.
+   * The bound at its edge (issue 45, item 6): the end of the first poll's frontier's window, plus
+   * the grace period and the lateness. A frontier one millisecond before the window ends at minute
+   * 15 bounds at 15 + 1 + 2 = 18 min, and [20, 25) comes out complete; one millisecond later the
+   * frontier is in [15, 20), the bound is 23 min, and [20, 25) is incomplete.
    */
   @Test
-  void theIncompleteBoundIsTheFirstPollsFrontierPlusSizeGraceAndLateness() {
+  void theIncompleteBoundIsTheEndOfTheFirstPollsFrontiersWindowPlusGraceAndLateness() {
     for (long extra : new long[] {0, 1}) {
       MockConsumer<String, String> cb = new MockConsumer<>("earliest");
       KafkaWindows<String, Long, Long> b =
           builder(Duration.ofMinutes(2)).grace(Duration.ofMinutes(1)).consumer(cb).build();
       join(cb, b, Map.of(P0, new OffsetAndMetadata(10)), 0);
-      // First poll: frontier at minute 12 (+ extra ms). Bound: 12 + 5 + 1 + 2 = 20 min (+ extra).
       cb.addRecord(record(P0, 10, 10, "k"));
       cb.addRecord(
           new ConsumerRecord<>(
               TOPIC,
               0,
               11,
-              millis(12) + extra,
+              millis(15) - 1 + extra,
               TimestampType.CREATE_TIME,
               0,
               0,
@@ -147,11 +148,11 @@ class KafkaWindowsMissingRecordsTest {
               new RecordHeaders(),
               Optional.empty()));
       b.onPoll(cb.poll(Duration.ofMillis(10)), ConsumerRecord::key, r -> 1L);
+      long bound = extra == 0 ? millis(18) : millis(23);
       assertThat(b.isComplete(P0, millis(15))).isFalse();
-      assertThat(b.isComplete(P0, millis(20) - 1)).isFalse();
-      assertThat(b.isComplete(P0, millis(20))).isEqualTo(extra == 0);
-      assertThat(b.isComplete(P0, millis(20) + 1)).isTrue();
-      // The rows say the same: [20, 25) comes out complete only when the bound is 20 min.
+      assertThat(b.isComplete(P0, bound - 1)).isFalse();
+      assertThat(b.isComplete(P0, bound)).isTrue();
+      // The rows say the same: [20, 25) comes out complete only when the bound is 18 min.
       List<WindowResult<String, Long>> rows =
           read(cb, b, List.of(record(P0, 12, 21, "k"), record(P0, 13, 40, "k")));
       WindowResult<String, Long> at20 =
@@ -161,6 +162,31 @@ class KafkaWindowsMissingRecordsTest {
           .isNotEmpty()
           .noneMatch(WindowResult::isComplete);
     }
+  }
+
+  /**
+   * Issue 45, item 6: the bound was {@code F + size + grace + lateness}, a window too many. With
+   * early results and neither lateness nor grace, a first poll at minute 12 bounded at 17, and the
+   * early row of [15, 20), which no missing record can belong to (a record before minute 12 is in a
+   * window that ends by 15), came out incomplete. The bound is 15 now.
+   */
+  @Test
+  void theWindowAfterTheFirstPollsFrontiersWindowIsCompleteWithEarlyResults() {
+    MockConsumer<String, String> cb = new MockConsumer<>("earliest");
+    KafkaWindows<String, Long, Long> b =
+        builder(Duration.ZERO).earlyResults(Duration.ofMinutes(1)).consumer(cb).build();
+    join(cb, b, Map.of(P0, new OffsetAndMetadata(10)), 0);
+    b.onPoll(polled(cb, record(P0, 10, 12, "k")), ConsumerRecord::key, r -> 1L);
+    List<WindowResult<String, Long>> rows =
+        read(cb, b, List.of(record(P0, 11, 16, "k"), record(P0, 12, 17, "k")));
+    WindowResult<String, Long> early15 =
+        rows.stream()
+            .filter(r -> r.start() == millis(15) && r.timing() == Timing.EARLY)
+            .findFirst()
+            .orElseThrow();
+    assertThat(early15.isComplete()).isTrue();
+    assertThat(b.isComplete(P0, millis(15) - 1)).isFalse();
+    assertThat(b.isComplete(P0, millis(15))).isTrue();
   }
 
   /** Sessions: the bound adds twice the gap, as a session reaches a gap before its first record. */
@@ -213,7 +239,8 @@ class KafkaWindowsMissingRecordsTest {
     cb.seek(P0, 30); // auto.offset.reset=earliest: the committed offset is below the log start
     List<WindowResult<String, Long>> rows = read(cb, b, all.subList(30, 60));
     assertThat(b.missingRecordsEvents()).isEqualTo(1);
-    // Frontier 59 + 5: every row of this poll is incomplete; none of a written window (< 20 min).
+    // Frontier 59, its window ends at 60: every row of this poll is incomplete; none of a written
+    // window (< 20 min).
     assertThat(rows).isNotEmpty().noneMatch(WindowResult::isComplete);
     assertThat(rows).allMatch(r -> r.start() >= millis(30));
     // The rows after the bound are complete again.
@@ -222,11 +249,11 @@ class KafkaWindowsMissingRecordsTest {
             cb,
             b,
             List.of(record(P0, 60, 64, "k"), record(P0, 61, 66, "k"), record(P0, 62, 75, "k")));
-    assertThat(later) // the bound: 59 + 5 = 64 min
+    assertThat(later) // the bound: the end of 59's window, 60 min
         .extracting(WindowResult::start, WindowResult::isComplete)
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple(millis(55), false),
-            org.assertj.core.groups.Tuple.tuple(millis(60), false),
+            org.assertj.core.groups.Tuple.tuple(millis(60), true),
             org.assertj.core.groups.Tuple.tuple(millis(65), true));
   }
 
@@ -397,9 +424,9 @@ class KafkaWindowsMissingRecordsTest {
     MockConsumer<String, String> cb = new MockConsumer<>("earliest");
     KafkaWindows<String, Long, Long> b = builder(Duration.ZERO).consumer(cb).build();
     join(cb, b, Map.of(P0, new OffsetAndMetadata(20)), 0);
-    read(cb, b, minutes(20, 20, 2)); // frontier 21 min: bound 26 min
+    read(cb, b, minutes(20, 20, 2)); // frontier 21 min: bound 25 min, the end of its window
     OffsetAndMetadata commit = b.committableOffsets().get(P0);
-    assertThat(Checkpoint.parse(commit.metadata()).incompleteBeforeMillis()).isEqualTo(millis(26));
+    assertThat(Checkpoint.parse(commit.metadata()).incompleteBeforeMillis()).isEqualTo(millis(25));
 
     MockConsumer<String, String> cc = new MockConsumer<>("earliest");
     KafkaWindows<String, Long, Long> c = builder(Duration.ZERO).consumer(cc).build();
@@ -432,9 +459,9 @@ class KafkaWindowsMissingRecordsTest {
         .extracting(v -> (Long) v[0], v -> (Boolean) v[1])
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple(millis(20), false),
-            org.assertj.core.groups.Tuple.tuple(millis(25), false),
+            org.assertj.core.groups.Tuple.tuple(millis(25), true),
             org.assertj.core.groups.Tuple.tuple(millis(30), true));
-    assertThat(c.incompleteRows()).isEqualTo(2);
+    assertThat(c.incompleteRows()).isEqualTo(1);
   }
 
   /** MERGED: a row over every partition is incomplete before the bound of any of them. */
@@ -444,11 +471,11 @@ class KafkaWindowsMissingRecordsTest {
     KafkaWindows<String, Long, Long> m =
         builder(Duration.ZERO).resultScope(ResultScope.MERGED).consumer(cm).build();
     join(cm, m, Map.of(P0, new OffsetAndMetadata(7)), 0);
-    List<WindowResult<String, Long>> rows = read(cm, m, minutes(7, 7, 20)); // bound 26 + 5 = 31
+    List<WindowResult<String, Long>> rows = read(cm, m, minutes(7, 7, 20)); // frontier 26: bound 30
     assertThat(rows).isNotEmpty().allMatch(r -> r.source() == null);
     assertThat(rows).noneMatch(WindowResult::isComplete);
-    assertThat(m.isComplete(null, millis(31))).isTrue();
-    assertThat(m.isComplete(null, millis(31) - 1)).isFalse();
+    assertThat(m.isComplete(null, millis(30))).isTrue();
+    assertThat(m.isComplete(null, millis(30) - 1)).isFalse();
     assertThat(Set.copyOf(m.committableOffsets().keySet())).containsExactly(P0);
   }
 }

@@ -253,7 +253,8 @@ class KafkaWindowsTest {
     assertThat(c)
         .isEqualTo(
             new Checkpoint(T + 10 * MINUTE, T + 7 * MINUTE, T + 6 * MINUTE, 3)
-                .at(2, Checkpoint.COMPLETE)); // o: the offset it is committed with
+                .at(2, Checkpoint.COMPLETE) // o: the offset it is committed with
+                .configured(MINUTE, Checkpoint.NO_GUARD)); // l: its lateness; no guard, no s
   }
 
   // --- exceptions inside onPoll ----------------------------------------------------------------

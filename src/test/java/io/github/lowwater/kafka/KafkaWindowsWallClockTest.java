@@ -160,6 +160,63 @@ class KafkaWindowsWallClockTest {
   }
 
   /**
+   * Issue 45, item 1: a rolling deploy turns the guard on while the committed checkpoint carries a
+   * quiet-period raise. B found no guard reading in the restored history, recorded its own at the
+   * first record it re-read (offset 1) and appended it after A's raise: it committed {@code
+   * h=q4:…,c1:…}, which the parser refused ("not in offset order"). C then started without a
+   * checkpoint and replaced A's complete session row with a partial one marked incomplete. Now B's
+   * checkpoint has its entries in offset order, and C goes on from it: the rows of one reading.
+   */
+  @Test
+  void turningTheGuardOnOverARestoredRaiseCommitsACheckpointTheNextOwnerReads() {
+    clock.jumpWall(Duration.ofMinutes(-6)); // 24m
+    List<ConsumerRecord<String, String>> log =
+        List.of(
+            record(0, at(8), "k"),
+            record(1, at(12), "k"),
+            record(2, at(3), "k"),
+            record(3, at(16), "k2"),
+            record(4, at(17), "k"),
+            record(5, at(18), "k2"));
+    KafkaWindows<String, Long, Set<Long>> a = owner(sessions(Duration.ofMinutes(10)));
+    poll(a, log.subList(0, 4));
+    clock.advance(Duration.ofSeconds(91)); // quiet: a raise before offset 4
+    poll(a, List.of());
+    write(a);
+    commit(a); // at offset 1, h=q4:..., and crashes
+    assertThat(KafkaWindowsOwnerChangesTest.checkpoint(group.get(P0)).history()).startsWith("q4:");
+
+    clock.advance(Duration.ofMinutes(15));
+    KafkaWindows<String, Long, Set<Long>> b =
+        owner(sessions(Duration.ofMinutes(10)).maxFutureSkew(Duration.ofMinutes(1)));
+    poll(b, fromCommitted(log).subList(0, 4)); // offsets 1 to 4: through A's read position
+    write(b);
+    commit(b); // and crashes
+    String h = KafkaWindowsOwnerChangesTest.checkpoint(group.get(P0)).history();
+    assertThat(h).as("B's reading at offset 1 before A's raise at 4").matches("c1:\\d+,q4:\\d+");
+
+    clock.advance(Duration.ofMinutes(15));
+    List<WindowResult<String, Set<Long>>> incomplete = new ArrayList<>();
+    KafkaWindows<String, Long, Set<Long>> c =
+        owner(sessions(Duration.ofMinutes(10)).maxFutureSkew(Duration.ofMinutes(1)));
+    poll(c, fromCommitted(log));
+    c.finishAll();
+    for (WindowResult<String, Set<Long>> r : c.pollFinalized()) {
+      rows.put(Arrays.asList(r.start(), r.key()), r.value());
+      if (!r.isComplete()) {
+        incomplete.add(r);
+      }
+    }
+    assertThat(incomplete).isEmpty();
+    assertThat(rows)
+        .containsEntry(Arrays.asList(at(3), "k"), Set.of(0L, 1L, 2L))
+        .containsEntry(Arrays.asList(at(16), "k2"), Set.of(3L, 5L))
+        .containsEntry(Arrays.asList(at(17), "k"), Set.of(4L))
+        .hasSize(3);
+    assertThat(late).isEmpty();
+  }
+
+  /**
    * Defect 2, sessions: A at wall clock T judged b@T+5m beyond the guard of one minute; B, reading
    * it again ten minutes later, found it within the guard, moved its frontier, closed a's session
    * early and reported a@T-9.5m as redelivered: in no row. Now B judges every record below A's read

@@ -74,6 +74,43 @@ class WallClockHistoryTest {
     assertThat(WallClockHistory.invalid("q1:2,x1:3")).isEqualTo("field 'h' has a malformed entry");
     assertThat(WallClockHistory.invalid("q1:99999999999999999999"))
         .isEqualTo("field 'h' has a malformed entry");
-    assertThat(WallClockHistory.invalid("q2:2,q1:3")).isEqualTo("field 'h' is not in offset order");
+    assertThat(WallClockHistory.invalid("q2:2,q1:3")).as("read in offset order").isNull();
+  }
+
+  /**
+   * Issue 45, item 1: an owner that turns the guard on re-reads its predecessor's records below a
+   * restored raise and records its first reading there. The reading was appended after the raise,
+   * and the checkpoint {@code q3:…,c1:…} was refused by the next owner. It is written in its place.
+   */
+  @Test
+  void aReadingTakenBelowARestoredRaiseIsWrittenInOffsetOrder() {
+    WallClockHistory h = new WallClockHistory();
+    h.restore("q3:60");
+    h.guardRead(1, 5_000);
+    assertThat(h.due(1)).isFalse();
+    assertThat(h.due(3)).isTrue();
+    assertThat(h.applyDue()).isEqualTo(60);
+    assertThat(h.guardWall()).as("the restored raise is no reading").isEqualTo(5_000);
+    h.raised(4, 70);
+    String encoded = h.encodeFrom(2);
+    assertThat(encoded).isEqualTo("c1:5000,q3:60,q4:70");
+    assertThat(WallClockHistory.invalid(encoded)).isNull();
+    assertThat(h.encodeFrom(3)).as("the baseline reading stays").isEqualTo("c1:5000,q4:70");
+  }
+
+  /**
+   * An owner without the guard carries no reading, restored or its own: the next owner with the
+   * guard judges the records it re-reads by its own readings, not by one older than them.
+   */
+  @Test
+  void forgettingTheReadingsKeepsTheRaises() {
+    WallClockHistory h = new WallClockHistory();
+    h.restore("c0:1000,q2:50,c2:2000");
+    while (h.replaying()) {
+      h.applyDue();
+    }
+    h.raised(5, 70);
+    h.forgetGuardReadings();
+    assertThat(h.encodeFrom(1)).isEqualTo("q2:50,q5:70");
   }
 }
