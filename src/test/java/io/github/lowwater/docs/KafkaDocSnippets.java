@@ -39,11 +39,20 @@ final class KafkaDocSnippets {
   /** A table of rows keyed by (window, topic, partition, key). */
   interface Sink {
     void upsert(long windowStart, String topic, int partition, String key, long value);
+
+    void insertIfAbsent(long windowStart, String topic, int partition, String key, long value);
   }
 
   /** A table of reconciliation rows. */
   interface ReconciliationSink {
     void upsert(
+        long windowStart,
+        int partition,
+        String key,
+        Reconciled.Status status,
+        Reconciled<Long, Long> value);
+
+    void insertIfAbsent(
         long windowStart,
         int partition,
         String key,
@@ -102,7 +111,11 @@ final class KafkaDocSnippets {
         windows.onPoll(consumer.poll(Duration.ofMillis(500)), ConsumerRecord::key, r -> 1L);
         for (WindowResult<String, Long> w : windows.pollFinalized()) {
           TopicPartition p = (TopicPartition) w.source();
-          sink.upsert(w.start(), p.topic(), p.partition(), w.key(), w.value());
+          if (w.isComplete()) {
+            sink.upsert(w.start(), p.topic(), p.partition(), w.key(), w.value());
+          } else { // records this reading lacks may belong to it: never over a complete row
+            sink.insertIfAbsent(w.start(), p.topic(), p.partition(), w.key(), w.value());
+          }
         }
         try {
           consumer.commitSync(windows.committableOffsets()); // only what the sink has
@@ -153,7 +166,11 @@ final class KafkaDocSnippets {
         r -> r.topic().equals("ledger-source") ? Sided.left(amount(r)) : Sided.right(amount(r)));
     for (WindowResult<String, Reconciled<Long, Long>> w : windows.pollFinalized()) {
       TopicPartition task = (TopicPartition) w.source(); // partition i of "ledger-source"
-      sink.upsert(w.start(), task.partition(), w.key(), w.value().status(), w.value());
+      if (w.isComplete()) {
+        sink.upsert(w.start(), task.partition(), w.key(), w.value().status(), w.value());
+      } else { // never over a complete row ("Missing records")
+        sink.insertIfAbsent(w.start(), task.partition(), w.key(), w.value().status(), w.value());
+      }
     }
     // end snippet
   }
