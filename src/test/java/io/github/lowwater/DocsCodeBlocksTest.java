@@ -22,15 +22,17 @@ import org.junit.jupiter.api.Test;
  * (the mappers take the record), and modelling "a payment within 10 minutes after its order" with
  * {@code JoinInterval.within}; nothing compiled the blocks then.
  *
- * <p>docs/spring.md's blocks are checked by the Spring Boot starter's build, against its own
- * snippets (their API is the starter's): see {@link #ELSEWHERE}.
+ * <p>Not checked yet: docs/spring.md ({@link #ELSEWHERE}). Its blocks use the Spring Boot starter's
+ * API, which this module does not compile against, and they were being rewritten with the starter
+ * (issue 45, items 2 and 3) when this check was written; their snippets belong in the starter's
+ * test sources, compiled by its build, with {@link #SNIPPETS} naming that directory.
  */
 class DocsCodeBlocksTest {
 
   /** Where the snippet regions are: compiled test sources. */
   static final List<Path> SNIPPETS = List.of(Path.of("src/test/java/io/github/lowwater/docs"));
 
-  /** Docs whose blocks another module's build checks. */
+  /** Docs whose blocks are not checked here (see the class comment). */
   static final List<Path> ELSEWHERE = List.of(Path.of("docs", "spring.md"));
 
   static final String ELLIPSIS = "...";
