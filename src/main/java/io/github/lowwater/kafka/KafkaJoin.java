@@ -83,10 +83,11 @@ import org.apache.kafka.common.TopicPartition;
  * (pairs still flow) until it sends again.
  *
  * <p>Not thread-safe: the polling thread only, except {@link #heldPartitionCount()}, {@link
- * #taskCount()} and the counters ({@link #pairs()} and the others that only grow), which a metrics
- * registry may read from any thread ({@code io.github.lowwater.micrometer.KafkaJoinMetrics}). No
- * threads of its own. An exception from a mapper, the joiner or the late handler rewinds every task
- * to its last commit (the records come again at the next poll) and propagates.
+ * #taskCount()}, {@link #millisSinceLastPoll()} and the counters ({@link #pairs()} and the others
+ * that only grow), which a metrics registry may read from any thread ({@code
+ * io.github.lowwater.micrometer.KafkaJoinMetrics}). No threads of its own. An exception from a
+ * mapper, the joiner or the late handler rewinds every task to its last commit (the records come
+ * again at the next poll) and propagates.
  *
  * @param <K> the join key type
  * @param <L> the left value type
@@ -101,8 +102,12 @@ public final class KafkaJoin<K, L, R, O> {
   private final JoinTasks<K, L, R, O> tasks;
   private final JoinCounters counters = new JoinCounters();
 
+  /** When onPoll was last called, readable from any thread (a stall meter). */
+  private final PollStamp pollStamp;
+
   private KafkaJoin(Builder<K, L, R, O> b) {
     this.consumer = b.consumer;
+    this.pollStamp = new PollStamp(b.clock != null ? b.clock : io.github.lowwater.Clock.system());
     this.leftTopic = b.leftTopic;
     this.rightTopic = b.rightTopic;
     JoinTask.Spec<K, L, R, O> spec =
@@ -164,6 +169,7 @@ public final class KafkaJoin<K, L, R, O> {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(left, "left");
     Objects.requireNonNull(right, "right");
+    pollStamp.stamp();
     try {
       Set<TopicPartition> formedNow = formPending(records); // a failure rewinds every task too
       for (TopicPartition tp : records.partitions()) { // one lookup and one side per partition
@@ -273,6 +279,19 @@ public final class KafkaJoin<K, L, R, O> {
       }
       throw e;
     }
+  }
+
+  /**
+   * Returns the time since the polling loop last called {@code onPoll}, on the monotonic clock
+   * given to the builder ({@link io.github.lowwater.Clock#system()} by default), read now: it grows
+   * when the loop stops calling {@code onPoll} while the consumer stays in the group (a stall),
+   * when the other readings stand still (docs/operations.md, "A stalled loop"). Any thread; one
+   * clock read.
+   *
+   * @return milliseconds since the start of the last {@code onPoll}, or -1 before the first
+   */
+  public long millisSinceLastPoll() {
+    return pollStamp.millisSinceLast();
   }
 
   /**

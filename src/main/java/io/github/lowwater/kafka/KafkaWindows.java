@@ -47,11 +47,12 @@ import org.apache.kafka.common.TopicPartition;
  * {@link Consumer} (the rebalance listener runs there too, inside {@code poll}). The readings for a
  * metrics reporter may be read from any thread: {@link #watermark()}, {@link #groupWatermark()},
  * {@link #stats()}, {@link #partitions()}, {@link #frontier(TopicPartition)}, {@link
- * #watermark(TopicPartition)} and every counter ({@link #redeliveredRecords()}, {@link
- * #skippedRecords()}, {@link #quietAdvances()}, {@link #pauses()}, {@link #resumes()}). {@link
- * #onPoll} costs what {@link TumblingWindows#add} costs per record, plus a little bookkeeping when
- * a record opens a window of its partition, plus per poll one clock read and O(assigned
- * partitions); it allocates per record only what the mapper allocates. No threads are started.
+ * #watermark(TopicPartition)}, {@link #millisSinceLastPoll()} and every counter ({@link
+ * #redeliveredRecords()}, {@link #skippedRecords()}, {@link #quietAdvances()}, {@link #pauses()},
+ * {@link #resumes()}). {@link #onPoll} costs what {@link TumblingWindows#add} costs per record,
+ * plus a little bookkeeping when a record opens a window of its partition, plus per poll one clock
+ * read and O(assigned partitions); it allocates per record only what the mapper allocates. No
+ * threads are started.
  *
  * <h2>Result scopes</h2>
  *
@@ -170,6 +171,10 @@ public final class KafkaWindows<K, V, R> {
 
   private final KafkaSettings<? super V, R> settings;
   private final CachedClock clock;
+
+  /** When onPoll was last called, readable from any thread (a stall meter). */
+  private final PollStamp pollStamp;
+
   private final Consumer<?, ?> consumer;
 
   /** The assigned partitions and the snapshot of them that other threads read. */
@@ -213,7 +218,9 @@ public final class KafkaWindows<K, V, R> {
 
   private KafkaWindows(KafkaSettings<? super V, R> settings) {
     this.settings = settings;
-    this.clock = new CachedClock(settings.clock() != null ? settings.clock() : Clock.system());
+    Clock live = settings.clock() != null ? settings.clock() : Clock.system();
+    this.clock = new CachedClock(live);
+    this.pollStamp = new PollStamp(live);
     this.consumer = settings.consumer();
     this.admission =
         new RecordAdmission<>(settings.lateRecordHandler(), settings.scope() == ResultScope.MERGED);
@@ -423,6 +430,7 @@ public final class KafkaWindows<K, V, R> {
     Objects.requireNonNull(mapper, "mapper");
     clock.update();
     long nowNanos = clock.monotonicNanos();
+    pollStamp.stamp(nowNanos);
     for (TopicPartition tp : records.partitions()) {
       List<ConsumerRecord<KR, VR>> batch = records.records(tp);
       if (batch.isEmpty()) {
@@ -894,6 +902,19 @@ public final class KafkaWindows<K, V, R> {
   public long resumeEventAgeMillis(TopicPartition partition) {
     PartitionState<?, ?, ?> p = assigned(partition);
     return p == null ? -1 : age(p.publishedFrontier(), p.progress.resumeEventTimeMillis());
+  }
+
+  /**
+   * Returns the time since the polling loop last called {@code onPoll}, on the monotonic clock
+   * given to the builder, read now. Every other progress reading is as of the last {@code onPoll}
+   * and stands still when the loop stops calling it while the consumer stays in the group (a
+   * blocked sink, a hung commit): this one grows, so that such a stall is visible
+   * (docs/operations.md, "A stalled loop"). Any thread; one clock read.
+   *
+   * @return milliseconds since the start of the last {@code onPoll}, or -1 before the first
+   */
+  public long millisSinceLastPoll() {
+    return pollStamp.millisSinceLast();
   }
 
   /**

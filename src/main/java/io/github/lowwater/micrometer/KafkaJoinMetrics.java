@@ -4,6 +4,9 @@ import static io.github.lowwater.micrometer.Meters.EVENTS_LATE;
 import static io.github.lowwater.micrometer.Meters.JOIN_ROWS;
 import static io.github.lowwater.micrometer.Meters.JOIN_ROWS_SUPPRESSED;
 import static io.github.lowwater.micrometer.Meters.JOIN_TASKS;
+import static io.github.lowwater.micrometer.Meters.LAST_POLL_AGE;
+import static io.github.lowwater.micrometer.Meters.LAST_POLL_AGE_DESCRIPTION;
+import static io.github.lowwater.micrometer.Meters.MILLISECONDS;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS_HELD;
 import static io.github.lowwater.micrometer.Meters.RECORDS;
@@ -24,8 +27,9 @@ import java.util.Objects;
 
 /**
  * Binds a {@link KafkaJoin}'s meters: {@code lowwater.partitions.held} (the same gauge, and so the
- * same alert, as {@code KafkaWindows}' co-partitioned scope), {@code lowwater.join.tasks}, {@code
- * lowwater.join.rows} by {@code kind} ({@code pair}, {@code unmatched}), {@code
+ * same alert, as {@code KafkaWindows}' co-partitioned scope), {@code lowwater.last.poll.age} (the
+ * time since the last {@code onPoll}, read at scrape time: a stall), {@code lowwater.join.tasks},
+ * {@code lowwater.join.rows} by {@code kind} ({@code pair}, {@code unmatched}), {@code
  * lowwater.join.rows.suppressed} (rows a new owner computed again and did not emit), {@code
  * lowwater.events.late} by {@code side}, {@code lowwater.records.redelivered} and {@code
  * lowwater.records.skipped}. The counters are function counters over the join's counts, which only
@@ -80,6 +84,16 @@ public final class KafkaJoinMetrics implements MeterBinder, AutoCloseable {
             tags,
             join,
             KafkaJoin::heldPartitionCount));
+    meters.add(
+        registry,
+        Meters.gauge(
+            registry,
+            LAST_POLL_AGE,
+            LAST_POLL_AGE_DESCRIPTION,
+            MILLISECONDS,
+            tags,
+            join,
+            j -> Meters.known(j.millisSinceLastPoll())));
     meters.add(
         registry,
         Meters.gauge(

@@ -5,6 +5,8 @@ import static io.github.lowwater.micrometer.Meters.ALIGNMENT_PAUSES;
 import static io.github.lowwater.micrometer.Meters.ALIGNMENT_RESUMES;
 import static io.github.lowwater.micrometer.Meters.EVENTS;
 import static io.github.lowwater.micrometer.Meters.GROUP_WATERMARK_LAG;
+import static io.github.lowwater.micrometer.Meters.LAST_POLL_AGE;
+import static io.github.lowwater.micrometer.Meters.LAST_POLL_AGE_DESCRIPTION;
 import static io.github.lowwater.micrometer.Meters.MILLISECONDS;
 import static io.github.lowwater.micrometer.Meters.MISSING_RECORDS;
 import static io.github.lowwater.micrometer.Meters.PARTITION;
@@ -45,19 +47,20 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Binds the meters of a {@link KafkaWindows}: the instance's and the group's watermark lag, the
- * open windows and entries, the event and record counts, the quiet-period advances, the alignment's
- * pauses and resumes, and per assigned partition its frontier and watermark lag (and, for session
- * windows, its oldest pending session's age), tagged {@code topic} and {@code partition} (see
- * {@code docs/metrics.md}).
+ * time since the last {@code onPoll} (a stall), the open windows and entries, the event and record
+ * counts, the quiet-period advances, the alignment's pauses and resumes, and per assigned partition
+ * its frontier and watermark lag (and, for session windows, its oldest pending session's age),
+ * tagged {@code topic} and {@code partition} (see {@code docs/metrics.md}).
  *
  * <p>Thread-safe: {@link #bindTo}, {@link #refresh} and {@link #close} may be called from any
  * thread, the polling thread or a scheduler. The registry reads the meters on its own thread,
  * through the driver's any-thread readings only ({@link KafkaWindows#watermark()}, {@link
  * KafkaWindows#groupWatermark()}, {@link KafkaWindows#stats()}, {@link KafkaWindows#partitions()},
- * {@link KafkaWindows#frontier(TopicPartition)}, {@link KafkaWindows#watermark(TopicPartition)} and
- * the counters) and this binder's {@link Clock} for the wall time. A reading costs O(1), except the
- * instance's watermark and the window counts in {@code PER_PARTITION}, which cost O(assigned
- * partitions) and allocate one snapshot. Binding costs nothing on the polling thread's hot path.
+ * {@link KafkaWindows#frontier(TopicPartition)}, {@link KafkaWindows#watermark(TopicPartition)},
+ * {@link KafkaWindows#millisSinceLastPoll()} and the counters) and this binder's {@link Clock} for
+ * the wall time. A reading costs O(1), except the instance's watermark and the window counts in
+ * {@code PER_PARTITION}, which cost O(assigned partitions) and allocate one snapshot. Binding costs
+ * nothing on the polling thread's hot path.
  *
  * <h2>The refresh contract</h2>
  *
@@ -245,6 +248,16 @@ public final class KafkaWindowsMetrics implements MeterBinder, AutoCloseable {
             tags,
             windows,
             KafkaWindows::partitionsOverResumeLimit));
+    meters.add(
+        registry,
+        Meters.gauge(
+            registry,
+            LAST_POLL_AGE,
+            LAST_POLL_AGE_DESCRIPTION,
+            MILLISECONDS,
+            tags,
+            windows,
+            w -> Meters.known(w.millisSinceLastPoll())));
     WindowStatsMeters.bind(registry, tags, windows, KafkaWindows::stats, meters);
     ProgressMeters.bindInstance(registry, tags, windows, wall, meters);
     meters.add(

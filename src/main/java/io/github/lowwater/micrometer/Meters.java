@@ -59,6 +59,12 @@ final class Meters {
   static final String ROWS_INCOMPLETE = "lowwater.rows.incomplete";
   static final String PARTITIONS_OVER_RESUME_LIMIT = "lowwater.partitions.over.resume.limit";
   static final String MISSING_RECORDS = "lowwater.missing.records.events";
+  static final String LAST_POLL_AGE = "lowwater.last.poll.age";
+
+  static final String LAST_POLL_AGE_DESCRIPTION =
+      "Time since the polling loop last called onPoll, on the monotonic clock read at scrape time,"
+          + " in milliseconds: it grows while the loop is stalled and every other meter stands"
+          + " still; NaN before the first onPoll";
 
   static final String MILLISECONDS = "milliseconds"; // BaseUnits.MILLISECONDS is "ms"
   static final String EVENTS = BaseUnits.EVENTS;
@@ -99,6 +105,11 @@ final class Meters {
       return Double.NaN;
     }
     return (double) wallMillis - (double) watermarkMillis;
+  }
+
+  /** A reading that is -1 when not known, as a gauge value: NaN then. */
+  static double known(long reading) {
+    return reading < 0 ? Double.NaN : reading;
   }
 
   /** Whether {@code list} holds {@code o} itself (registries are compared by identity). */

@@ -153,6 +153,6 @@ final class ProgressMeters {
 
   /** A reading of {@link KafkaWindows}, NaN when it is not known (-1). */
   private static double known(long reading) {
-    return reading < 0 ? Double.NaN : reading;
+    return Meters.known(reading);
   }
 }

@@ -7,6 +7,7 @@ import static io.github.lowwater.micrometer.Fixtures.records;
 import static io.github.lowwater.micrometer.Fixtures.value;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.lowwater.ManualClock;
 import io.github.lowwater.join.JoinInterval;
 import io.github.lowwater.join.JoinType;
 import io.github.lowwater.kafka.KafkaJoin;
@@ -29,6 +30,7 @@ class KafkaJoinMetricsTest {
 
   @Test
   void bindsTheHeldPartitionsTasksRowsAndLateRecordsWithTheirUnitsAndTags() {
+    ManualClock clock = new ManualClock(Fixtures.NOW);
     MockConsumer<String, String> consumer = new MockConsumer<>("earliest");
     consumer.assign(List.of(L0, R0, L1));
     consumer.updateBeginningOffsets(Map.of(L0, 0L, R0, 0L, L1, 0L));
@@ -39,6 +41,7 @@ class KafkaJoinMetricsTest {
             .allowedLateness(Duration.ZERO)
             .topics("orders", "payments")
             .consumer(consumer)
+            .clock(clock)
             .build();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     KafkaJoinMetrics metrics = new KafkaJoinMetrics(join, TAGS);
@@ -46,6 +49,7 @@ class KafkaJoinMetricsTest {
     assertThat(describe(registry))
         .containsExactlyInAnyOrder(
             "lowwater.partitions.held GAUGE partitions [pipeline=payments]",
+            "lowwater.last.poll.age GAUGE milliseconds [pipeline=payments]",
             "lowwater.join.tasks GAUGE tasks [pipeline=payments]",
             "lowwater.join.rows COUNTER rows [kind=pair,pipeline=payments]",
             "lowwater.join.rows COUNTER rows [kind=unmatched,pipeline=payments]",
@@ -55,6 +59,7 @@ class KafkaJoinMetricsTest {
             "lowwater.records.redelivered COUNTER records [pipeline=payments]",
             "lowwater.records.skipped COUNTER records [pipeline=payments]");
 
+    assertThat(value(registry, "lowwater.last.poll.age", TAGS)).isNaN(); // no onPoll yet
     join.rebalanceListener().onPartitionsAssigned(List.of(L0, R0, L1)); // task 1 is split
     assertThat(value(registry, "lowwater.partitions.held", TAGS)).isEqualTo(1);
     assertThat(value(registry, "lowwater.join.tasks", TAGS)).isEqualTo(1);
@@ -69,6 +74,8 @@ class KafkaJoinMetricsTest {
         r -> r.value(),
         r -> r.value());
     join.pollResults();
+    clock.advance(Duration.ofSeconds(75)); // a stall: the loop does not call onPoll
+    assertThat(value(registry, "lowwater.last.poll.age", TAGS)).isEqualTo(75_000.0);
     assertThat(value(registry, "lowwater.join.rows", TAGS.and("kind", "pair"))).isEqualTo(2);
     assertThat(value(registry, "lowwater.join.rows", TAGS.and("kind", "unmatched"))).isZero();
     assertThat(value(registry, "lowwater.events.late", TAGS.and("side", "left"))).isEqualTo(1);

@@ -89,6 +89,39 @@ class KafkaWindowsMetricsTest {
         .isEqualTo(1.0 * MINUTE);
   }
 
+  /**
+   * Issue 45, item 5: during a stall (the loop stops calling {@code onPoll}, the consumer stays in
+   * the group) every progress meter stands still, the processed lag at what it was; the time since
+   * the last {@code onPoll}, computed at scrape time, is the meter that grows and that an alert can
+   * see. Before the fix no meter moved during a stall.
+   */
+  @Test
+  void aStalledLoopShowsInTheTimeSinceTheLastPollWhileTheProcessedLagStandsStill() {
+    MockConsumer<String, String> consumer = new MockConsumer<>("earliest");
+    consumer.assign(List.of(P0));
+    consumer.updateBeginningOffsets(Map.of(P0, 0L));
+    consumer.updateEndOffsets(Map.of(P0, 2L));
+    KafkaWindows<String, Long, Long> windows = builder(Duration.ZERO).consumer(consumer).build();
+    windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
+    new KafkaWindowsMetrics(windows, GROUP, clock).bindTo(registry);
+    assertThat(value(registry, "lowwater.last.poll.age", GROUP)).isNaN(); // no onPoll yet
+
+    consumer.addRecord(record(P0, 0, T + MINUTE));
+    consumer.addRecord(record(P0, 1, T + 2 * MINUTE));
+    feed(windows, consumer.poll(Duration.ZERO));
+    assertThat(value(registry, "lowwater.last.poll.age", GROUP)).isZero();
+    assertThat(value(registry, "lowwater.lag.max", GROUP)).isZero();
+
+    consumer.updateEndOffsets(Map.of(P0, 4_118L)); // the log grows, nobody polls
+    clock.advance(Duration.ofMinutes(4));
+    assertThat(value(registry, "lowwater.lag.max", GROUP)).isZero(); // as of the last onPoll
+    assertThat(value(registry, "lowwater.last.poll.age", GROUP)).isEqualTo(240_000.0);
+
+    feed(windows, consumer.poll(Duration.ZERO)); // the loop runs again
+    assertThat(value(registry, "lowwater.last.poll.age", GROUP)).isZero();
+    assertThat(value(registry, "lowwater.lag.max", GROUP)).isEqualTo(4_116.0);
+  }
+
   @Test
   void bindsTheInstanceAndPartitionMetersWithTheirUnitsTagsAndValues() {
     KafkaWindows<String, Long, Long> windows =
@@ -105,6 +138,7 @@ class KafkaWindowsMetricsTest {
             "lowwater.events.late COUNTER events [group=counter]",
             "lowwater.group.watermark.lag GAUGE milliseconds [group=counter]",
             "lowwater.lag.max GAUGE records [group=counter]",
+            "lowwater.last.poll.age GAUGE milliseconds [group=counter]",
             "lowwater.missing.records.events COUNTER events [group=counter]",
             "lowwater.partition.frontier.lag GAUGE milliseconds"
                 + " [group=counter,partition=0,topic=arrivals]",
@@ -284,14 +318,14 @@ class KafkaWindowsMetricsTest {
     windows.rebalanceListener().onPartitionsAssigned(List.of(P0));
     KafkaWindowsMetrics metrics = new KafkaWindowsMetrics(windows, GROUP, clock);
     metrics.bindTo(registry);
-    assertThat(registry.getMeters()).hasSize(29 + 6); // 29 instance meters, 6 per partition
+    assertThat(registry.getMeters()).hasSize(30 + 6); // 30 instance meters, 6 per partition
     windows.rebalanceListener().onPartitionsAssigned(List.of(P1));
     metrics.bindTo(registry); // already bound: only refreshes
-    assertThat(registry.getMeters()).hasSize(29 + 12);
+    assertThat(registry.getMeters()).hasSize(30 + 12);
     metrics.close();
     assertThat(registry.getMeters()).isEmpty();
     metrics.bindTo(registry);
-    assertThat(registry.getMeters()).hasSize(29 + 12);
+    assertThat(registry.getMeters()).hasSize(30 + 12);
     assertThat(metrics.partitionsWithMeters()).containsExactlyInAnyOrder(P0, P1);
   }
 
