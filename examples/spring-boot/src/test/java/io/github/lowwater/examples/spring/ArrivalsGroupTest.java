@@ -6,7 +6,9 @@ import io.github.lowwater.spring.LowwaterContainer;
 import io.github.lowwater.spring.boot.LowwaterContainers;
 import io.github.lowwater.test.CommittedOffsets;
 import io.github.lowwater.test.GroupClients;
+import io.github.lowwater.test.JvmInstance;
 import io.github.lowwater.test.LowwaterBroker;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,11 +24,13 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 /**
  * Instances of the service in one group on the test kit's broker: one stopped mid-run, every
@@ -85,7 +89,7 @@ class ArrivalsGroupTest {
     ConfigurableApplicationContext first = start(args);
     JdbcTemplate jdbc = new JdbcTemplate(new DriverManagerDataSource(database, "sa", "")); // Boot's user
     try {
-      awaitCheckpointsAt(topic, 900); // every window before the last arrival written, committed
+      awaitCheckpoints(topic, 2, 900); // every window before the last arrival written, committed
     } finally {
       first.close();
     }
@@ -103,7 +107,7 @@ class ArrivalsGroupTest {
 
     ConfigurableApplicationContext second = start(args);
     try {
-      awaitCheckpointsAt(topic, 900); // the whole re-read written and committed again
+      awaitCheckpoints(topic, 2, 900); // the whole re-read written and committed again
       long incomplete = 0;
       LowwaterContainer<?, ?> container = second.getBean(LowwaterContainers.class).container(topic);
       for (int i = 0; i < 2; i++) {
@@ -116,6 +120,75 @@ class ArrivalsGroupTest {
     }
   }
 
+  /**
+   * Instances killed as processes are killed, each in a JVM of its own (the test kit's {@link
+   * JvmInstance}): the first halts between its first write and its commit, the second takes its
+   * partitions over and is killed by SIGKILL after a commit, with new records to read, and a third
+   * instance finishes. Every arrival is counted once.
+   */
+  @Test
+  void instancesHaltedAfterAWriteOrKilledBySigkillLoseNoArrival(@TempDir Path dir)
+      throws Exception {
+    String topic = "arrivals-killed";
+    broker.createTopic(topic, 4);
+    Map<String, Long> truth = new TreeMap<>();
+    produce(topic, 4, 0, 900, truth);
+    // A file database the JVMs share: this one opens it first and serves it (AUTO_SERVER).
+    String database = "jdbc:h2:file:" + dir.resolve("arrivals") + ";AUTO_SERVER=TRUE";
+    SingleConnectionDataSource shared = new SingleConnectionDataSource(database, "sa", "", true);
+    JdbcTemplate jdbc = new JdbcTemplate(shared);
+    try {
+      jdbc.execute(
+          new String(
+              getClass().getResourceAsStream("/schema.sql").readAllBytes(),
+              java.nio.charset.StandardCharsets.UTF_8));
+      List<String> args =
+          List.of(
+              "--arrivals.topic=" + topic,
+              "--arrivals.group=" + topic,
+              "--spring.datasource.url=" + database,
+              "--spring.datasource.username=sa", // Boot's default only for an embedded one
+              "--spring.sql.init.mode=never",
+              "--spring.kafka.bootstrap-servers=" + broker.bootstrapServers(),
+              "--spring.kafka.consumer.properties.session.timeout.ms="
+                  + GroupClients.SESSION_TIMEOUT_MS,
+              "--spring.kafka.consumer.properties.heartbeat.interval.ms=1000");
+      // a alone first: were b in the group, b could write every row before a and a never halt.
+      try (JvmInstance a =
+          JvmInstance.start(
+              "arrivals-a",
+              ArrivalsForTests.class,
+              List.of(JvmInstance.haltAfterWrites(1)),
+              args)) {
+        assertThat(a.awaitExit(Duration.ofSeconds(60)))
+            .as("%s", a)
+            .isEqualTo(JvmInstance.HALT_STATUS);
+      }
+      assertThat(counted(jdbc)).as("a wrote, then halted before its commit").isNotEmpty();
+      try (JvmInstance b =
+          JvmInstance.start("arrivals-b", ArrivalsForTests.class, List.of(), args)) {
+        // b has a's partitions (after a's session timeout): it wrote through window [5, 10) of
+        // every partition and committed; a halted at its first rows, before offset 330.
+        awaitCheckpoints(topic, 4, 600);
+        produce(topic, 4, 900, 1800, truth);
+        assertThat(b.kill()).as("%s", b).isEqualTo(JvmInstance.SIGKILL_STATUS);
+      }
+      produce(topic, 4, 3600 * 2, 3600 * 2 + 1, truth); // closes every window before it
+      ConfigurableApplicationContext c = start(args.toArray(String[]::new));
+      try {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!counted(jdbc).equals(truth) && System.nanoTime() < deadline) {
+          Thread.sleep(100);
+        }
+        assertThat(counted(jdbc)).isEqualTo(truth);
+      } finally {
+        c.close();
+      }
+    } finally {
+      shared.destroy();
+    }
+  }
+
   ConfigurableApplicationContext start(String... args) {
     List<String> all = new ArrayList<>(List.of(args));
     all.add("--spring.kafka.bootstrap-servers=" + broker.bootstrapServers()); // over the file's
@@ -124,15 +197,18 @@ class ArrivalsGroupTest {
         .run(all.toArray(String[]::new));
   }
 
-  /** Waits until the group has committed {@code offset} with a checkpoint on every partition. */
-  void awaitCheckpointsAt(String group, long offset) throws InterruptedException {
+  /**
+   * Waits until the group has committed an offset of at least {@code atLeast} with a checkpoint on
+   * each of its {@code partitions} partitions.
+   */
+  void awaitCheckpoints(String group, int partitions, long atLeast) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     try (Admin admin = broker.admin()) {
       while (true) {
         Map<TopicPartition, OffsetAndMetadata> committed = CommittedOffsets.of(admin, group);
-        if (committed.size() == 2
+        if (committed.size() == partitions
             && CommittedOffsets.withoutMetadata(committed, "lw").isEmpty()
-            && committed.values().stream().allMatch(om -> om.offset() == offset)) {
+            && committed.values().stream().allMatch(om -> om.offset() >= atLeast)) {
           return;
         }
         assertThat(System.nanoTime()).as("commits %s", committed).isLessThan(deadline);
