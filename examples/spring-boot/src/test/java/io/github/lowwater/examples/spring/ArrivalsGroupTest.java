@@ -111,7 +111,9 @@ class ArrivalsGroupTest {
       long incomplete = 0;
       LowwaterContainer<?, ?> container = second.getBean(LowwaterContainers.class).container(topic);
       for (int i = 0; i < 2; i++) {
-        incomplete += container.windows(i).incompleteRows();
+        if (container.windows(i) != null) { // null: that consumer never had a partition
+          incomplete += container.windows(i).incompleteRows();
+        }
       }
       assertThat(incomplete).as("rows the re-read marked incomplete").isPositive();
       assertThat(rows(jdbc)).isEqualTo(written);
