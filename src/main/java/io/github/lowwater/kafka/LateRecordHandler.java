@@ -7,6 +7,11 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * and redelivered ones whose window was already written for their partition. Called on the polling
  * thread, before the record changes any state: if the handler throws, the record counts as not
  * processed, and {@link KafkaWindows#onPoll} rewinds the consumer to it (see there).
+ *
+ * <p>It may throw any exception, checked ones included, as {@code ResultSink} and the Spring
+ * starter's {@code RowWriter} and {@code DeadLetterHandler} may: the callbacks that hand records or
+ * rows out of the library (to a table, a topic) declare {@code throws Exception}; those that
+ * compute (a {@code RecordMapper}, an aggregator) throw unchecked exceptions only.
  */
 @FunctionalInterface
 public interface LateRecordHandler {
@@ -38,11 +43,16 @@ public interface LateRecordHandler {
    * @param watermarkMillis for {@code LATE}, the watermark the record was judged against; for
    *     {@code REDELIVERED}, the checkpoint's written-through time: every window of the partition
    *     ending at or before it had been written
+   * @throws Exception if the record could not be handled (a dead-letter write failed): the poll
+   *     fails, the record counts as not processed, and the consumer is rewound to it; {@code
+   *     onPoll} throws an unchecked exception as it is, and a checked one wrapped in an {@link
+   *     IllegalStateException}
    */
   void onLateRecord(
       ConsumerRecord<?, ?> record,
       Reason reason,
       long eventTimeMillis,
       long windowEndMillis,
-      long watermarkMillis);
+      long watermarkMillis)
+      throws Exception;
 }

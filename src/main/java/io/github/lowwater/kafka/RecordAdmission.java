@@ -179,7 +179,7 @@ final class RecordAdmission<K, V, R> {
     long watermark = p.judgedWatermark();
     if (late) {
       if (lateRecordHandler != null) {
-        lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, watermark);
+        reportLate(r, LateRecordHandler.Reason.LATE, t, end, watermark);
       }
     } else {
       p.hold(p.holdEnd(affected), offset, watermark, t);
@@ -193,8 +193,7 @@ final class RecordAdmission<K, V, R> {
    */
   private void redelivered(PartitionState<K, V, R> p, ConsumerRecord<?, ?> r, long t, long end) {
     if (lateRecordHandler != null) {
-      lateRecordHandler.onLateRecord(
-          r, LateRecordHandler.Reason.REDELIVERED, t, end, p.writtenThroughMillis);
+      reportLate(r, LateRecordHandler.Reason.REDELIVERED, t, end, p.writtenThroughMillis);
     }
     redeliveredRecords++;
     p.readPast(r.offset());
@@ -208,7 +207,7 @@ final class RecordAdmission<K, V, R> {
   private void lateByClaim(
       PartitionState<K, V, R> p, ConsumerRecord<?, ?> r, long t, long end, long claim) {
     if (lateRecordHandler != null) {
-      lateRecordHandler.onLateRecord(r, LateRecordHandler.Reason.LATE, t, end, claim);
+      reportLate(r, LateRecordHandler.Reason.LATE, t, end, claim);
     }
     p.readPast(r.offset());
     p.windows.observeLate(p.source, t);
@@ -223,11 +222,33 @@ final class RecordAdmission<K, V, R> {
   private void unwindowable(PartitionState<K, V, R> p, ConsumerRecord<?, ?> r, long t) {
     long watermark = p.windows.watermark();
     if (lateRecordHandler != null) {
-      lateRecordHandler.onLateRecord(
-          r, LateRecordHandler.Reason.LATE, t, Long.MAX_VALUE, watermark);
+      reportLate(r, LateRecordHandler.Reason.LATE, t, Long.MAX_VALUE, watermark);
     }
     p.readPast(r.offset());
     p.windows.observeLate(p.source, t);
+  }
+
+  /**
+   * Hands a record that goes into no window to the late handler. An unchecked exception propagates
+   * as it is; a checked one (the handler may throw any, as {@code ResultSink} may) is wrapped in an
+   * {@link IllegalStateException} that names the handler. Either way {@code onPoll} rewinds the
+   * consumer to the record.
+   */
+  private void reportLate(
+      ConsumerRecord<?, ?> r,
+      LateRecordHandler.Reason reason,
+      long eventTimeMillis,
+      long windowEndMillis,
+      long watermarkMillis) {
+    try {
+      lateRecordHandler.onLateRecord(r, reason, eventTimeMillis, windowEndMillis, watermarkMillis);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(
+          "the late record handler failed on " + r.topic() + "-" + r.partition() + "@" + r.offset(),
+          e);
+    }
   }
 
   /** Adds the record's event; the record counts as read once the windows have taken it. */
@@ -299,7 +320,7 @@ final class RecordAdmission<K, V, R> {
       // After a change of configuration the predecessor may have put it in an open session: late.
       boolean reported = fresh || p.reconfigured;
       if (lateRecordHandler != null) {
-        lateRecordHandler.onLateRecord(
+        reportLate(
             r,
             reported ? LateRecordHandler.Reason.LATE : LateRecordHandler.Reason.REDELIVERED,
             t,

@@ -122,7 +122,11 @@ final class GroupMember implements Runnable {
         List<WindowResult<String, Long>> results = w.pollFinalized();
         for (WindowResult<String, Long> r : results) {
           TopicPartition tp = (TopicPartition) r.source();
-          sink.upsert(r.start(), tp.partition(), r.key(), r.value());
+          if (r.isComplete()) {
+            sink.upsert(r.start(), tp.partition(), r.key(), r.value());
+          } else { // records this reading lacks may belong to it: never over a complete row
+            sink.insertIfAbsent(r.start(), tp.partition(), r.key(), r.value());
+          }
           windowsPastCommit.add(r.start());
         }
         rowsWritten += results.size();

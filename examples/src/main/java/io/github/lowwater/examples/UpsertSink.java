@@ -9,10 +9,11 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The group demo's sink: an in-memory table keyed on (window start, partition, key) that every
- * instance upserts its per-partition window results into, standing in for a database table with
- * that primary key. It counts what an upsert replaced: the same value again (a partition's next
- * owner recomputing a window its previous owner had written but not committed past, which is
- * expected and harmless) or a different value (a wrong row, which must never happen).
+ * instance upserts its per-partition window results into (a row marked incomplete only where there
+ * is none, as in the README's loop), standing in for a database table with that primary key. It
+ * counts what an upsert replaced: the same value again (a partition's next owner recomputing a
+ * window its previous owner had written but not committed past, which is expected and harmless) or
+ * a different value (a wrong row, which must never happen).
  *
  * <p>Thread-safe; any number of instances upsert concurrently. One map entry per row and O(1) per
  * upsert; {@link #summedOverPartitions()} copies the table.
@@ -56,6 +57,21 @@ final class UpsertSink {
         }
       }
     }
+  }
+
+  /**
+   * Inserts one row marked incomplete ({@code WindowResult.isComplete()} false: records the reading
+   * lacks may belong to it) only where the table has no row yet, so that it never overwrites a
+   * complete row; the README's loop does the same.
+   *
+   * @param windowStartMillis the window start, epoch milliseconds
+   * @param partition the partition the result covers
+   * @param key the window key
+   * @param value the count
+   */
+  void insertIfAbsent(long windowStartMillis, int partition, String key, long value) {
+    rows.putIfAbsent(new Row(windowStartMillis, partition, key), value);
+    upserts.increment();
   }
 
   /** Returns the number of rows in the table. */

@@ -77,7 +77,8 @@ public final class LowwaterContainer<KR, VR> implements SmartLifecycle {
     }
     for (int i = 0; i < spec.concurrency(); i++) {
       Member<KR, VR, K, V, R> member = new Member<>(spec, i, producerConfig, observer);
-      MemberErrorHandler errors = new MemberErrorHandler(member, spec.errorBackOff());
+      MemberErrorHandler errors =
+          new MemberErrorHandler(member, spec.errorBackOff(), spec.idleTick());
       MemberListener<KR, VR> listener = new MemberListener<>(member, errors);
       MemberRebalanceListener rebalance = new MemberRebalanceListener(member);
 
@@ -107,6 +108,7 @@ public final class LowwaterContainer<KR, VR> implements SmartLifecycle {
       container.setClientIdSuffix("-" + i);
       container.setCommonErrorHandler(errors);
       member.stopper(container::stop);
+      errors.running(container::isRunning);
       spec.customizer().accept(container);
       ContainerChecks.checkContainer(
           spec.name(),
@@ -185,6 +187,15 @@ public final class LowwaterContainer<KR, VR> implements SmartLifecycle {
   @Override
   public int getPhase() {
     return PHASE;
+  }
+
+  /**
+   * The listener's name: its {@code name(...)}, or its group id when none was given.
+   *
+   * @return the name
+   */
+  public String name() {
+    return name;
   }
 
   /**

@@ -32,7 +32,7 @@ import org.springframework.kafka.listener.KafkaMessageListenerContainer;
  *       .windows(() -> KafkaWindows.builder(Duration.ofMinutes(5), Aggregators.sumLong())
  *           .allowedLateness(Duration.ofMinutes(2)))
  *       .mapper(ConsumerRecord::key, r -> 1L)
- *       .rowWriter(rows -> upsertAll(jdbc, rows))
+ *       .rowWriter(rows -> write(jdbc, rows)) // upsert complete rows; insert others if absent
  *       .concurrency(3)
  *       .build();
  * }
@@ -363,7 +363,8 @@ public final class LowwaterListener<KR, VR, K, V, R> {
      * The rows go to {@code writer}, then the consumer commits its offsets with their checkpoints
      * ({@code commitSync}): the README's loop.
      *
-     * @param writer writes rows idempotently
+     * @param writer writes rows idempotently, never an incomplete row over a complete one ({@link
+     *     RowWriter})
      * @return this builder
      */
     public Builder<KR, VR, K, V, R> rowWriter(RowWriter<K, R> writer) {

@@ -41,7 +41,7 @@ final class Member<KR, VR, K, V, R> {
 
   private ConsumerRebalanceListener windowsListener;
   private ResultSink<K, R> sink;
-  private AutoCloseable observation;
+  private WindowsObserver.Observation observation;
 
   Member(
       LowwaterListener<KR, VR, K, V, R> spec,
@@ -93,7 +93,7 @@ final class Member<KR, VR, K, V, R> {
           spec.newSink(
               new SinkContext<>((Consumer<KR, VR>) consumer, w, spec.name(), index),
               producerConfig);
-      AutoCloseable o = observer.windowsCreated(spec, index, w);
+      WindowsObserver.Observation o = observer.windowsCreated(spec, index, w);
       this.consumer = consumer;
       this.windows = w;
       this.windowsListener = w.rebalanceListener();
@@ -157,12 +157,34 @@ final class Member<KR, VR, K, V, R> {
   void onPoll(ConsumerRecords<KR, VR> records) {
     if (windows == null) {
       if (failedFor != null) {
-        rebuild(failedFor, records); // the poll's records come again at the next poll
+        try {
+          rebuild(failedFor, records); // the poll's records come again at the next poll
+        } finally {
+          refreshObservation();
+        }
       }
       return;
     }
-    windows.onPoll(records, mapper);
-    windows.emit(sink);
+    try {
+      windows.onPoll(records, mapper);
+      windows.emit(sink);
+    } finally {
+      refreshObservation();
+    }
+  }
+
+  /**
+   * Tells the observation (the meters) that the windows' assignment may have changed: after every
+   * poll and idle tick, and after every rebalance callback ({@link MemberRebalanceListener}).
+   */
+  void refreshObservation() {
+    if (observation != null) {
+      try {
+        observation.refresh();
+      } catch (RuntimeException e) {
+        LOG.warn("{}: refreshing the meters failed", name(), e);
+      }
+    }
   }
 
   /** The windows' partitions among {@code partitions}: a lost partition is revoked once. */

@@ -6,8 +6,6 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.TopicPartition;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.kafka.listener.BatchMessageListener;
 import org.springframework.kafka.listener.ConsumerSeekAware;
 import org.springframework.kafka.support.Acknowledgment;
@@ -17,11 +15,10 @@ import org.springframework.kafka.support.Acknowledgment;
  * the member's windows, then writes and commits ({@link Member#onPoll}); it never acknowledges, so
  * the container holds no offset to commit. Empty polls never reach a listener, so the container's
  * idle tick ({@link #onIdleContainer}, on the consumer's thread) stands in for them: an empty poll
- * for the windows, which runs the quiet-period rule, then a write and a commit.
+ * for the windows, which runs the quiet-period rule, then a write and a commit. A tick that fails
+ * goes to the error handler, as a failed poll does.
  */
 final class MemberListener<KR, VR> implements BatchMessageListener<KR, VR>, ConsumerSeekAware {
-  private static final Logger LOG = LoggerFactory.getLogger(MemberListener.class);
-
   private final Member<KR, VR, ?, ?, ?> member;
   private final MemberErrorHandler errors;
 
@@ -57,10 +54,8 @@ final class MemberListener<KR, VR> implements BatchMessageListener<KR, VR>, Cons
       member.onPoll(ConsumerRecords.empty());
       errors.succeeded();
     } catch (RuntimeException e) {
-      // The windows' state stays consistent; the next tick or poll tries again.
-      if (!member.stopIfSinkClosedForGood(e)) {
-        LOG.warn("{}: the idle tick failed; the next tick or poll tries again", member.name(), e);
-      }
+      // The windows' state stays consistent: back off and write again, as after a failed poll.
+      errors.failed(e);
     }
   }
 

@@ -8,10 +8,11 @@ import org.springframework.kafka.listener.ConsumerAwareRebalanceListener;
 
 /**
  * A member's rebalance listener: builds the member's windows for the container's consumer at its
- * first assignment, and hands every assignment, revocation and loss to the windows' own listener.
- * The container follows a loss with a revocation of the same partitions; the windows see the
- * partitions once. Nothing is committed here: the commit stays where the windows' checkpoints put
- * it, and the next owner starts from it.
+ * first assignment, and hands every assignment, revocation and loss to the windows' own listener,
+ * then refreshes the member's meters (their per-partition meters follow the assignment). The
+ * container follows a loss with a revocation of the same partitions; the windows see the partitions
+ * once. Nothing is committed here: the commit stays where the windows' checkpoints put it, and the
+ * next owner starts from it.
  */
 final class MemberRebalanceListener implements ConsumerAwareRebalanceListener {
   private final Member<?, ?, ?, ?, ?> member;
@@ -22,7 +23,11 @@ final class MemberRebalanceListener implements ConsumerAwareRebalanceListener {
 
   @Override
   public void onPartitionsAssigned(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
-    member.listenerFor(consumer).onPartitionsAssigned(partitions);
+    try {
+      member.listenerFor(consumer).onPartitionsAssigned(partitions);
+    } finally {
+      member.refreshObservation(); // the per-partition meters of the new partitions
+    }
   }
 
   @Override
@@ -30,7 +35,11 @@ final class MemberRebalanceListener implements ConsumerAwareRebalanceListener {
       Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
     List<TopicPartition> held = member.held(partitions);
     if (!held.isEmpty()) {
-      member.listenerFor(consumer).onPartitionsRevoked(held);
+      try {
+        member.listenerFor(consumer).onPartitionsRevoked(held);
+      } finally {
+        member.refreshObservation();
+      }
     }
   }
 
@@ -38,7 +47,11 @@ final class MemberRebalanceListener implements ConsumerAwareRebalanceListener {
   public void onPartitionsLost(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
     List<TopicPartition> held = member.held(partitions);
     if (!held.isEmpty()) {
-      member.listenerFor(consumer).onPartitionsLost(held);
+      try {
+        member.listenerFor(consumer).onPartitionsLost(held);
+      } finally {
+        member.refreshObservation();
+      }
     }
   }
 

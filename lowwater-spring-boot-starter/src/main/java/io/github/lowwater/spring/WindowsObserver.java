@@ -11,14 +11,39 @@ import io.github.lowwater.kafka.KafkaWindows;
 public interface WindowsObserver {
 
   /**
-   * The windows of a consumer were built; what is returned is closed when they are dropped (the
-   * consumer stops, or the container makes a new consumer).
+   * The windows of a consumer were built, before any partition is handed to them.
    *
    * @param listener the listener (its {@code name()} and {@code groupId()})
    * @param index the consumer's index in the listener
    * @param windows the new windows
-   * @return closed when the windows are dropped
+   * @return refreshed after every change of the windows' assignment, closed when they are dropped
+   *     (the consumer stops, or the container makes a new consumer)
    */
-  AutoCloseable windowsCreated(
+  Observation windowsCreated(
       LowwaterListener<?, ?, ?, ?, ?> listener, int index, KafkaWindows<?, ?, ?> windows);
+
+  /**
+   * What an observer keeps for one consumer's windows. Used on the consumer's thread.
+   *
+   * <p>A lambda is its {@link #close()}: {@code (listener, index, windows) -> () -> {}} observes
+   * nothing.
+   */
+  @FunctionalInterface
+  interface Observation extends AutoCloseable {
+
+    /**
+     * Called on the consumer's thread after every assignment, revocation and loss the windows were
+     * handed, and after every poll and idle tick: where {@code KafkaWindowsMetrics.refresh()} goes,
+     * so that the per-partition meters follow the assignment. Should cost O(1) when the assignment
+     * did not change. The default does nothing.
+     */
+    default void refresh() {}
+
+    /**
+     * The windows are dropped: remove what was bound to them. What it throws is logged at WARN, and
+     * the consumer goes on.
+     */
+    @Override
+    void close();
+  }
 }

@@ -117,6 +117,13 @@ class LowwaterAutoConfigurationTest {
               assertThat(containers.get(0).getBeanName()).isEqualTo("wiring-group-0");
               assertThat(containers.get(1).getBeanName()).isEqualTo("wiring-group-1");
               assertThat(containers).allMatch(KafkaMessageListenerContainer::isRunning);
+              // The application reaches a listener's containers by the listener's name.
+              LowwaterContainers all = context.getBean(LowwaterContainers.class);
+              assertThat(all.container("wiring-group")).isSameAs(all.containers().get(0));
+              org.assertj.core.api.Assertions.assertThatThrownBy(() -> all.container("other"))
+                  .isInstanceOf(IllegalArgumentException.class)
+                  .hasMessage(
+                      "no LowwaterListener is named 'other'; the listeners are [wiring-group]");
             });
   }
 
@@ -156,6 +163,58 @@ class LowwaterAutoConfigurationTest {
     assertThat(registry.find("lowwater.partitions.assigned").gauges())
         .as("removed with the consumers")
         .isEmpty();
+  }
+
+  /**
+   * Guards the blind meters of issue 45 (item 3): the starter bound {@code KafkaWindowsMetrics}
+   * when a consumer's windows were built, before any partition was handed to them, and never
+   * refreshed the binder, so no {@code lowwater.partition.*} meter ever appeared (the runbook's
+   * {@code lowwater_partition_watermark_lag_milliseconds} and three dashboard panels were empty).
+   * Once the consumers have their partitions, each partition has its meters, tagged with its topic
+   * and number.
+   */
+  @Test
+  void everyPartitionGetsItsMetersOnceTheConsumersHoldThem() {
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    runner
+        .withBean(
+            "metered",
+            LowwaterListener.class,
+            () -> listener().groupId("wiring-partition-meters").concurrency(2).build())
+        .withBean(io.micrometer.core.instrument.MeterRegistry.class, () -> registry)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+              while (partitionsWithMeters(registry, "lowwater.partition.watermark.lag").size()
+                  < 2) {
+                assertThat(System.nanoTime())
+                    .as("meters of both partitions: %s", registry.getMetersAsString())
+                    .isLessThan(deadline);
+                Thread.sleep(50);
+              }
+              for (String name :
+                  java.util.List.of(
+                      "lowwater.partition.watermark.lag",
+                      "lowwater.partition.frontier.lag",
+                      "lowwater.partition.lag",
+                      "lowwater.partition.resume.distance",
+                      "lowwater.partition.resume.age")) {
+                assertThat(partitionsWithMeters(registry, name)).as(name).containsExactly("0", "1");
+              }
+            });
+    assertThat(registry.find("lowwater.partition.watermark.lag").meters())
+        .as("removed with the consumers")
+        .isEmpty();
+  }
+
+  private static java.util.List<String> partitionsWithMeters(
+      io.micrometer.core.instrument.MeterRegistry registry, String name) {
+    return registry.find(name).tag("topic", "wiring").meters().stream()
+        .map(m -> m.getId().getTag("partition"))
+        .sorted()
+        .toList();
   }
 
   @Test

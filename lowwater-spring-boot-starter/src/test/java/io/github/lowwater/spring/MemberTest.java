@@ -33,7 +33,7 @@ class MemberTest {
         0,
         Map.of(),
         (listener, index, windows) -> {
-          AutoCloseable closed = () -> observed.remove(0);
+          WindowsObserver.Observation closed = () -> observed.remove(0);
           observed.add(closed);
           return closed;
         });
@@ -132,7 +132,7 @@ class MemberTest {
     assertThat(observed).isEmpty();
     assertThat(member.windows()).isNull();
     // An idle tick before any partition (or after the stop) does nothing.
-    new MemberListener<>(member, new MemberErrorHandler(member, Duration.ZERO))
+    new MemberListener<>(member, new MemberErrorHandler(member, Duration.ZERO, Duration.ZERO))
         .onIdleContainer(Map.of(), null);
     assertThat(written).isEmpty();
   }

@@ -140,8 +140,18 @@ public class LowwaterAutoConfiguration {
                     listener.name(),
                     "lowwater.consumer",
                     Integer.toString(index)));
-        metrics.bindTo(r);
-        return metrics;
+        metrics.bindTo(r); // before any partition: the member refreshes after each assignment
+        return new WindowsObserver.Observation() {
+          @Override
+          public void refresh() {
+            metrics.refresh(); // one volatile read when the assignment did not change
+          }
+
+          @Override
+          public void close() {
+            metrics.close();
+          }
+        };
       };
     }
   }

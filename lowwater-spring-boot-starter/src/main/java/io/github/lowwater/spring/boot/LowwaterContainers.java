@@ -6,7 +6,9 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * The containers of every {@code LowwaterListener} bean of the application, started and stopped
- * with its context.
+ * with its context. A bean: an application reaches its listeners' containers through it, by the
+ * listener's name ({@link #container(String)}), to ask which partitions a consumer holds, to read
+ * its windows' stats, or to stop and start a listener. Thread-safe.
  */
 public final class LowwaterContainers implements SmartLifecycle {
   private final List<LowwaterContainer<?, ?>> containers;
@@ -23,6 +25,33 @@ public final class LowwaterContainers implements SmartLifecycle {
    */
   public List<LowwaterContainer<?, ?>> containers() {
     return containers;
+  }
+
+  /**
+   * The containers of the listener named {@code name}: its {@code name(...)}, or its group id when
+   * none was given.
+   *
+   * <pre>{@code
+   * LowwaterContainer<?, ?> arrivals = context.getBean(LowwaterContainers.class).container("arrivals-5m");
+   * arrivals.containers().get(0).getAssignedPartitions(); // what consumer 0 holds
+   * arrivals.stop();                                      // its consumers leave the group
+   * }</pre>
+   *
+   * @param name the listener's name
+   * @return its containers
+   * @throws IllegalArgumentException if no listener has that name (the message lists the names)
+   */
+  public LowwaterContainer<?, ?> container(String name) {
+    for (LowwaterContainer<?, ?> c : containers) {
+      if (c.name().equals(name)) {
+        return c;
+      }
+    }
+    throw new IllegalArgumentException(
+        "no LowwaterListener is named '"
+            + name
+            + "'; the listeners are "
+            + containers.stream().map(LowwaterContainer::name).toList());
   }
 
   @Override
