@@ -30,7 +30,11 @@ import org.junit.jupiter.api.Test;
 class DocsCodeBlocksTest {
 
   /** Where the snippet regions are: compiled test sources. */
-  static final List<Path> SNIPPETS = List.of(Path.of("src/test/java/io/github/lowwater/docs"));
+  static final List<Path> SNIPPETS =
+      List.of(
+          Path.of("src/test/java/io/github/lowwater/docs"),
+          // docs/testing.md's JvmInstance block, compiled by the example's build (.ci/run)
+          Path.of("examples/spring-boot/src/test/java"));
 
   /** Docs whose blocks are not checked here (see the class comment). */
   static final List<Path> ELSEWHERE = List.of(Path.of("docs", "spring.md"));

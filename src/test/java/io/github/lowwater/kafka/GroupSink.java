@@ -65,6 +65,31 @@ interface GroupSink extends AutoCloseable {
   }
 
   /**
+   * Writes one row that says whether it is complete ({@link WindowResult#isComplete()}): the sinks
+   * of these runs get complete rows only, unless they say otherwise.
+   *
+   * @param complete whether the row is complete
+   * @throws UnsupportedOperationException for an incomplete row, unless the sink overrides it
+   */
+  default void write(
+      String writer,
+      int generation,
+      String topic,
+      int partition,
+      long windowStart,
+      String key,
+      long value,
+      Timing timing,
+      int index,
+      boolean isFinal,
+      boolean complete) {
+    if (!complete) {
+      throw new UnsupportedOperationException("an incomplete row in a run that has none");
+    }
+    write(writer, generation, topic, partition, windowStart, key, value, timing, index, isFinal);
+  }
+
+  /**
    * Writes a per-partition result of {@link KafkaWindows#pollFinalized()}, with its pane, after
    * deleting the rows it replaces.
    */
@@ -83,7 +108,8 @@ interface GroupSink extends AutoCloseable {
         r.value(),
         r.timing(),
         r.index(),
-        r.isFinal());
+        r.isFinal(),
+        r.isComplete());
   }
 
   /**

@@ -17,12 +17,13 @@ import java.util.TreeMap;
  * The sink of {@code docs/kafka.md}, "Sinks for early and late rows", for the group test's runs
  * with early results and a grace period: an in-memory H2 table of per-partition rows, written with
  * that section's {@code MERGE}, which replaces the held row of (window start, topic, partition,
- * key) iff the new row's (generation, index) is at least the held one's. Beside the table, a log of
- * every write for the checks: each row's first value by its {@link Place} (window, partition, key,
- * index); a later write of the same place with another value (or timing, or finality) is a
- * violation (semantics rule 54: where no wall-clock rule acted, every owner writes the row of one
- * reading at each index), with the same pane a rewrite; and the writes in order, numbered, so that
- * a check can take the rows written after a moment.
+ * key) iff the new row is complete and the held one is not, or its (generation, index) is at least
+ * the held one's; an incomplete row only where there is none (issue 45, item 2). Beside the table,
+ * a log of every write for the checks: each row's first value by its {@link Place} (window,
+ * partition, key, index); a later write of the same place with another value (or timing, or
+ * finality) is a violation (semantics rule 54: where no wall-clock rule acted, every owner writes
+ * the row of one reading at each index), with the same pane a rewrite; and the writes in order,
+ * numbered, so that a check can take the rows written after a moment.
  *
  * <p>Thread-safe: the instance threads of a group write concurrently, through one connection under
  * this object's lock. Every write first reads the held (generation, index), so that the sink counts
@@ -70,27 +71,30 @@ final class PaneSink implements GroupSink {
               "lowwater-panes-",
               "CREATE TABLE counts(window_start BIGINT, topic VARCHAR, kafka_partition INT,"
                   + " k VARCHAR, v BIGINT, timing VARCHAR, pane_index INT, generation INT,"
-                  + " PRIMARY KEY(window_start, topic, kafka_partition, k))");
+                  + " complete BOOLEAN, PRIMARY KEY(window_start, topic, kafka_partition, k))");
       held =
           connection.prepareStatement(
-              "SELECT generation, pane_index FROM counts"
+              "SELECT generation, pane_index, complete FROM counts"
                   + " WHERE window_start = ? AND topic = ? AND kafka_partition = ? AND k = ?");
       // docs/kafka.md, "Sinks for early and late rows", with typed parameters for H2.
       merge =
           connection.prepareStatement(
               "MERGE INTO counts t USING (VALUES (CAST(? AS BIGINT), CAST(? AS VARCHAR),"
                   + " CAST(? AS INT), CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS VARCHAR),"
-                  + " CAST(? AS INT), CAST(? AS INT)))"
+                  + " CAST(? AS INT), CAST(? AS INT), CAST(? AS BOOLEAN)))"
                   + " AS r(window_start, topic, kafka_partition, k, v, timing, pane_index,"
-                  + " generation)"
+                  + " generation, complete)"
                   + " ON t.window_start = r.window_start AND t.topic = r.topic"
                   + " AND t.kafka_partition = r.kafka_partition AND t.k = r.k"
-                  + " WHEN MATCHED AND (r.generation > t.generation"
+                  + " WHEN MATCHED AND r.complete"
+                  + " AND (NOT t.complete"
+                  + " OR r.generation > t.generation"
                   + " OR (r.generation = t.generation AND r.pane_index >= t.pane_index)) THEN"
                   + " UPDATE SET v = r.v, timing = r.timing, pane_index = r.pane_index,"
-                  + " generation = r.generation"
+                  + " generation = r.generation, complete = r.complete"
                   + " WHEN NOT MATCHED THEN INSERT VALUES (r.window_start, r.topic,"
-                  + " r.kafka_partition, r.k, r.v, r.timing, r.pane_index, r.generation)");
+                  + " r.kafka_partition, r.k, r.v, r.timing, r.pane_index, r.generation,"
+                  + " r.complete)");
       // docs/kafka.md, "Sinks for early and late rows": a session row's replaced rows become
       // tombstones of the replacing writer's generation and the highest index, so that no write
       // of the same generation, a stale one included, brings them back.
@@ -103,9 +107,9 @@ final class PaneSink implements GroupSink {
                   + " AND t.kafka_partition = r.kafka_partition AND t.k = r.k"
                   + " WHEN MATCHED AND r.generation >= t.generation THEN"
                   + " UPDATE SET v = NULL, timing = 'REPLACED', pane_index = 2147483647,"
-                  + " generation = r.generation"
+                  + " generation = r.generation, complete = TRUE"
                   + " WHEN NOT MATCHED THEN INSERT VALUES (r.window_start, r.topic,"
-                  + " r.kafka_partition, r.k, NULL, 'REPLACED', 2147483647, r.generation)");
+                  + " r.kafka_partition, r.k, NULL, 'REPLACED', 2147483647, r.generation, TRUE)");
     } catch (SQLException e) {
       throw new IllegalStateException("could not open the pane sink", e);
     }
@@ -132,7 +136,7 @@ final class PaneSink implements GroupSink {
   }
 
   @Override
-  public synchronized void write(
+  public void write(
       String writer,
       int generation,
       String topic,
@@ -143,6 +147,33 @@ final class PaneSink implements GroupSink {
       Timing timing,
       int index,
       boolean isFinal) {
+    write(
+        writer,
+        generation,
+        topic,
+        partition,
+        windowStart,
+        key,
+        value,
+        timing,
+        index,
+        isFinal,
+        true);
+  }
+
+  @Override
+  public synchronized void write(
+      String writer,
+      int generation,
+      String topic,
+      int partition,
+      long windowStart,
+      String key,
+      long value,
+      Timing timing,
+      int index,
+      boolean isFinal,
+      boolean complete) {
     Place place = new Place(windowStart, partition, key, index);
     Pane pane = new Pane(value, timing, isFinal);
     writes.add(new Write(writes.size(), writer, generation, place, pane));
@@ -167,8 +198,12 @@ final class PaneSink implements GroupSink {
         if (rs.next()) {
           int heldGeneration = rs.getInt(1);
           int heldIndex = rs.getInt(2);
+          boolean heldComplete = rs.getBoolean(3);
           replaces =
-              generation > heldGeneration || (generation == heldGeneration && index >= heldIndex);
+              complete
+                  && (!heldComplete
+                      || generation > heldGeneration
+                      || (generation == heldGeneration && index >= heldIndex));
           if (generation > heldGeneration && index < heldIndex) {
             newerGenerationLowerIndex++;
           }
@@ -182,6 +217,7 @@ final class PaneSink implements GroupSink {
       merge.setString(6, timing.name());
       merge.setInt(7, index);
       merge.setInt(8, generation);
+      merge.setBoolean(9, complete);
       int changed = merge.executeUpdate();
       if ((changed == 1) != replaces) {
         throw new IllegalStateException(

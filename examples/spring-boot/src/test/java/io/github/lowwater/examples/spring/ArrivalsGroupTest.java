@@ -156,6 +156,7 @@ class ArrivalsGroupTest {
                   + GroupClients.SESSION_TIMEOUT_MS,
               "--spring.kafka.consumer.properties.heartbeat.interval.ms=1000");
       // a alone first: were b in the group, b could write every row before a and a never halt.
+      // snippet: jvm-instance (docs/testing.md)
       try (JvmInstance a =
           JvmInstance.start(
               "arrivals-a",
@@ -175,6 +176,7 @@ class ArrivalsGroupTest {
         produce(topic, 4, 900, 1800, truth);
         assertThat(b.kill()).as("%s", b).isEqualTo(JvmInstance.SIGKILL_STATUS);
       }
+      // end snippet
       produce(topic, 4, 3600 * 2, 3600 * 2 + 1, truth); // closes every window before it
       ConfigurableApplicationContext c = start(args.toArray(String[]::new));
       try {
