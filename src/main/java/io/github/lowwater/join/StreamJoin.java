@@ -504,8 +504,10 @@ public final class StreamJoin<K, L, R, O> {
 
     /**
      * Sets the allowed lateness of the watermark; see {@link
-     * WatermarkTracker.Builder#allowedLateness}. Default 120 seconds. Kafka Streams' grace period
-     * of a join maps to it.
+     * WatermarkTracker.Builder#allowedLateness}. Default 120 seconds. A record is late iff its time
+     * is below its source's newest time less this (rule 68). Kafka Streams' {@code
+     * JoinWindows.ofTimeDifferenceAndGrace(d, grace)} maps to {@code allowedLateness(d + grace)},
+     * its {@code after} plus its grace, not to its grace alone (see {@link JoinInterval#within}).
      *
      * @param allowedLateness the allowed lateness, {@code >= 0}
      * @return this builder

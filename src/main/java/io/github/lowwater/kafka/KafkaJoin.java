@@ -447,8 +447,10 @@ public final class KafkaJoin<K, L, R, O> {
     }
 
     /**
-     * Sets the allowed lateness (Kafka Streams' grace of a join maps to it); default 120 seconds,
-     * as {@link StreamJoin}'s.
+     * Sets the allowed lateness; default 120 seconds, as {@link StreamJoin}'s. A record is late iff
+     * its time is below its partition's newest time less this (rule 68). Kafka Streams' {@code
+     * JoinWindows.ofTimeDifferenceAndGrace(d, grace)} maps to {@code allowedLateness(d + grace)},
+     * its {@code after} plus its grace, not to its grace alone (see {@link JoinInterval#within}).
      *
      * @param allowedLateness {@code >= 0}
      * @return this builder
