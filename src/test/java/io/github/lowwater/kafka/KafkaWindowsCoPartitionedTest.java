@@ -150,6 +150,38 @@ class KafkaWindowsCoPartitionedTest {
     assertThat(windows.isComplete(S0, T0.toEpochMilli())).isTrue();
   }
 
+  /**
+   * Rule 73: a partition with no commit that has delivered no record holds its task, the quiet
+   * period notwithstanding: its raise would have no offset to be recorded at for its next owner
+   * (rule 61). Its first record, even one the mapper skips (a marker with a {@code null} value),
+   * gives it one, and the quiet period then closes what its sibling filled. Issue 45, item 7: the
+   * rule said such a partition counted as having its task's newest watermark, and a replica topic
+   * that never sent held every window.
+   */
+  @Test
+  void aPartitionThatNeverSentHoldsItsTaskUntilItsFirstRecordEvenASkippedOne() {
+    MockConsumer<String, String> consumer = consumer(1, 1);
+    var windows = join(consumer, List.of(S0, T0P));
+    assertThat(poll(windows, List.of(record(S0, 0, 1, "a", 5), record(S0, 1, 12, "z", 1))))
+        .isEmpty();
+    List<String> rows = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      clock.advance(Duration.ofMinutes(10));
+      rows.addAll(poll(windows, List.of()));
+    }
+    assertThat(rows).as("held: the target has no offset to record a raise at").isEmpty();
+    ConsumerRecord<String, String> marker =
+        new ConsumerRecord<>(TARGET, 0, 0, "marker", null); // skipped: the value maps to null
+    windows.onPoll(
+        KafkaWindowsTest.recordsOf(List.of(marker)),
+        ConsumerRecord::key,
+        r -> r.value() == null ? null : Sided.right(Long.parseLong(r.value())));
+    assertThat(windows.skippedRecords()).isOne();
+    assertThat(poll(windows, List.of())).isEmpty();
+    clock.advance(Duration.ofSeconds(91)); // the default quiet period, 90 s, from the marker
+    assertThat(poll(windows, List.of())).contains("0 source-0 a LEFT_ONLY");
+  }
+
   @Test
   void aRecordIsJudgedAgainstItsOwnPartitionsWatermarkNotItsTasks() {
     MockConsumer<String, String> consumer = consumer(2, 2);
