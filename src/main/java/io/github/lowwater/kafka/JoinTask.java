@@ -124,7 +124,7 @@ final class JoinTask<K, L, R, O> {
             ? join.addLeft(source, timeMillis, key, new Tagged<>(offset, timeMillis, (L) value))
             : join.addRight(source, timeMillis, key, new Tagged<>(offset, timeMillis, (R) value));
     skip(isLeft, offset);
-    if (onTime) {
+    if (onTime && key != null) { // a null key pairs with nothing: its row, if any, is out already
       pins.pin(offset, pinMillis(isLeft ? JoinSide.LEFT : JoinSide.RIGHT, timeMillis), before);
     }
     release();
@@ -224,7 +224,11 @@ final class JoinTask<K, L, R, O> {
     }
     JoinSide side = l != null ? JoinSide.LEFT : JoinSide.RIGHT;
     Tagged<?> t = l != null ? l : r;
-    if (restored.unmatchedEmitted(side, t.offset(), closeMillis(side, t.timeMillis()))) {
+    // A null key's row is emitted when its record is read: before the claim if the record is below
+    // its position.
+    if (key == null
+        ? restored.read(side, t.offset())
+        : restored.unmatchedEmitted(side, t.offset(), closeMillis(side, t.timeMillis()))) {
       return (Joined<O>) SUPPRESSED;
     }
     return l != null

@@ -145,7 +145,8 @@ public final class KafkaJoin<K, L, R, O> {
    * one, its timestamp its time.
    *
    * @param records the records returned by {@code poll}, possibly none
-   * @param key the join key of a record; {@code null} skips the record
+   * @param key the join key of a record; {@code null} pairs with nothing: the record's unmatched
+   *     row comes at once if the type keeps its side (rule 74), none otherwise
    * @param left the value of a left record; {@code null} skips the record
    * @param right the value of a right record; {@code null} skips the record
    * @param <KR> the record key type
@@ -178,7 +179,7 @@ public final class KafkaJoin<K, L, R, O> {
         for (ConsumerRecord<KR, VR> r : batch) {
           K k = key.apply(r);
           Object v = isLeft ? left.apply(r) : right.apply(r);
-          if (k == null || v == null) {
+          if (v == null) {
             counters.skipped++;
             task.skip(isLeft, r.offset());
             continue;
@@ -358,7 +359,7 @@ public final class KafkaJoin<K, L, R, O> {
   }
 
   /**
-   * Returns the records with a {@code null} key or value, skipped. Only grows; any thread.
+   * Returns the records with a {@code null} value, skipped. Only grows; any thread.
    *
    * @return skipped records
    */

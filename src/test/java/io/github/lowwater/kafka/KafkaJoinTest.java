@@ -239,15 +239,52 @@ class KafkaJoinTest {
   }
 
   @Test
-  void aRecordWithANullKeyOrValueIsSkippedAndTheCommitMovesPastIt() {
+  void aRecordWithANullValueIsSkippedAndTheCommitMovesPastIt() {
     Consumer consumer = new Consumer();
     KafkaJoin<String, String, String, String> join = builder().consumer(consumer).build();
     join.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
-    feed(join, rec(L0, 0, 0, null), rec(R0, 0, 0, null));
+    feed(
+        join,
+        JoinHandOverModelTest.Trace.record(L0, 0, T0, "k", null),
+        JoinHandOverModelTest.Trace.record(R0, 0, T0, "k", null));
     assertThat(join.skippedRecords()).isEqualTo(2);
-    join.pollResults();
+    assertThat(join.pollResults()).isEmpty();
     assertThat(join.committableOffsets().get(L0).offset()).isEqualTo(1);
     assertThat(join.committableOffsets().get(R0).offset()).isEqualTo(1);
+  }
+
+  /**
+   * Rule 74 (the null-key rule of rule 70): a record with a {@code null} key gives its unmatched
+   * row at once where the type keeps its side, is not pinned (the commit moves past it), and a new
+   * owner that re-reads it below its predecessor's claim does not emit the row again. Issue 45,
+   * item 4: it was skipped, where Kafka Streams' left join emits it.
+   */
+  @Test
+  void aRecordWithANullKeyGivesItsUnmatchedRowAtOnceAndOnceAcrossOwners() {
+    Consumer first = new Consumer();
+    KafkaJoin<String, String, String, String> a = builder().consumer(first).build();
+    a.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
+    // o0 (key a) waits for a partner and pins the commit; o1 has no key; p0 has none either.
+    feed(a, rec(L0, 0, 0, "a"), rec(L0, 1, 1, null), rec(R0, 0, 1, null));
+    assertThat(a.skippedRecords()).isZero();
+    List<KafkaJoinRow<String, String>> rows = a.pollResults();
+    assertThat(rows).extracting(KafkaJoinRow::id).containsExactly("0/1/-1");
+    assertThat(rows.get(0).key()).isNull();
+    assertThat(rows.get(0).value()).isEqualTo("orders1|null");
+    Map<TopicPartition, OffsetAndMetadata> commit = a.committableOffsets();
+    assertThat(commit.get(L0).offset()).as("pinned by o0 only").isZero();
+    assertThat(commit.get(R0).offset()).as("nothing pinned").isOne();
+
+    Consumer second = new Consumer();
+    second.group.putAll(commit);
+    KafkaJoin<String, String, String, String> b = builder().consumer(second).build();
+    b.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
+    feed(b, rec(L0, 0, 0, "a"), rec(L0, 1, 1, null), rec(L0, 2, 2, null));
+    assertThat(b.pollResults())
+        .as("o1's row was emitted before the commit; o2's is new")
+        .extracting(KafkaJoinRow::id)
+        .containsExactly("0/2/-1");
+    assertThat(b.suppressedRows()).isOne();
   }
 
   @Test
