@@ -30,6 +30,8 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class JoinTask<K, L, R, O> {
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(KafkaJoin.class);
+
   /** The configuration every task of one {@link KafkaJoin} shares. */
   record Spec<K, L, R, O>(
       JoinInterval interval,
@@ -196,7 +198,32 @@ final class JoinTask<K, L, R, O> {
     Map<TopicPartition, OffsetAndMetadata> offsets = new LinkedHashMap<>(4);
     offsets.put(left, commitOf(committedLeft, leftPins, leftSource, claims));
     offsets.put(right, commitOf(committedRight, rightPins, rightSource, claims));
+    for (OffsetAndMetadata o : offsets.values()) {
+      if (o.metadata().length() > JoinCheckpoint.MAX_BYTES) {
+        tooLong(o.metadata().length(), claims);
+        return; // the last checkpoint that fitted stays: a true one, as after a failed commit
+      }
+    }
+    tooLongWarned = false;
     committable = offsets;
+  }
+
+  private boolean tooLongWarned;
+
+  /** Logs once per episode that the checkpoint outgrew the broker's limit. */
+  private void tooLong(int length, JoinCheckpoint claims) {
+    if (tooLongWarned) {
+      return;
+    }
+    tooLongWarned = true;
+    LOG.warn(
+        "{}: its checkpoint is {} characters, over the broker's default offset.metadata.max.bytes"
+            + " {} ({} claims: owners changed faster than they re-read); its commit stays at the"
+            + " last checkpoint that fitted until the committed offsets pass enough claims",
+        this,
+        length,
+        JoinCheckpoint.MAX_BYTES,
+        claims.claimCount());
   }
 
   private OffsetAndMetadata commitOf(

@@ -287,6 +287,29 @@ class KafkaJoinTest {
     assertThat(b.suppressedRows()).isOne();
   }
 
+  /**
+   * Issue 45, item 8: a checkpoint longer than the broker's default {@code
+   * offset.metadata.max.bytes} (4,096) is not committed: the task's commit stays at the last one
+   * that fitted. Before, the claims had no cap, and such a commit failed on the broker with {@code
+   * OffsetMetadataTooLargeException} at every attempt.
+   */
+  @Test
+  void aCheckpointLongerThanTheBrokersLimitIsNotCommittedTheCommitStaysWhereItWas() {
+    long x = 9_000_000_000_000_000_000L; // offsets of 19 digits: the longest claims
+    String inherited = JoinCheckpointTest.longest(66).encode(); // 4,053 characters: it fitted
+    Consumer consumer = new Consumer();
+    consumer.updateBeginningOffsets(Map.of(L0, x, R0, x));
+    consumer.group.put(L0, new OffsetAndMetadata(x, inherited));
+    consumer.group.put(R0, new OffsetAndMetadata(x, inherited));
+    KafkaJoin<String, String, String, String> join = builder().consumer(consumer).build();
+    join.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
+    feed(join, rec(L0, x, 0, "a"), rec(R0, x, 100, "b"));
+    join.pollResults();
+    assertThat(join.committableOffsets())
+        .as("its own claim on top of the 66 inherited ones would not fit: nothing to commit")
+        .isEmpty();
+  }
+
   @Test
   void aLateRecordGoesToTheHandlerOnceNotAgainWhenANewOwnerReReadsIt() {
     List<String> late = new ArrayList<>();
