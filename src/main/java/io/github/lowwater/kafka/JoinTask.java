@@ -15,6 +15,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
@@ -39,6 +40,7 @@ final class JoinTask<K, L, R, O> {
       Duration allowedLateness,
       Joiner<? super K, ? super L, ? super R, ? extends O> joiner,
       LateJoinHandler<? super K> lateHandler,
+      LateJoinRecordHandler lateRecordHandler,
       JoinCounters counters,
       Clock clock) {}
 
@@ -117,7 +119,9 @@ final class JoinTask<K, L, R, O> {
    * the task to its last commit.
    */
   @SuppressWarnings("unchecked") // the value's type is the side's, by the caller's mapping
-  void add(boolean isLeft, long offset, long timeMillis, K key, Object value) {
+  void add(boolean isLeft, ConsumerRecord<?, ?> record, long timeMillis, K key, Object value) {
+    long offset = record.offset();
+    current = record; // what a late record handler gets: the join calls it within this add
     JoinPins pins = isLeft ? leftPins : rightPins;
     WatermarkTracker.Source source = isLeft ? leftSource : rightSource;
     long before = join.sourceWatermark(source);
@@ -156,6 +160,9 @@ final class JoinTask<K, L, R, O> {
     leftPins.release(watermark);
     rightPins.release(watermark);
   }
+
+  /** The record being added: the late record handler's. */
+  private ConsumerRecord<?, ?> current;
 
   /** The watermark the pins were last released at. */
   private long releasedAt = Long.MIN_VALUE;
@@ -277,6 +284,9 @@ final class JoinTask<K, L, R, O> {
     }
     if (spec.lateHandler() != null) {
       spec.lateHandler().onLateRecord(side, source, timeMillis, watermarkMillis, key, t.value());
+    }
+    if (spec.lateRecordHandler() != null) {
+      spec.lateRecordHandler().onLateRecord(side, current, timeMillis, watermarkMillis);
     }
   }
 

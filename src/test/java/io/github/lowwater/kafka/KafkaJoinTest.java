@@ -310,6 +310,68 @@ class KafkaJoinTest {
         .isEmpty();
   }
 
+  /**
+   * Issue 45, item 7: the join's time can come from the payload, through a {@link RecordMapper} per
+   * side, as the windows' can; before, it was the record timestamp only. The records' stamps here
+   * are all equal (they would pair), their payload times 200 ms apart (they do not).
+   */
+  @Test
+  void aRecordMapperGivesTheJoinItsEventTimeFromThePayload() {
+    Consumer consumer = new Consumer();
+    KafkaJoin<String, String, String, String> join = builder().consumer(consumer).build();
+    join.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
+    RecordMapper<String, String, String, String> payloadTime =
+        (r, out) -> {
+          String[] f = r.value().split("@");
+          if (f[0].equals("heartbeat")) {
+            out.observe(T0 + Long.parseLong(f[1])); // a join has no time-only records: skipped
+          } else {
+            out.emit(T0 + Long.parseLong(f[1]), r.key(), f[0]);
+          }
+        };
+    List<ConsumerRecord<String, String>> records =
+        List.of(
+            JoinHandOverModelTest.Trace.record(L0, 0, T0, "a", "order@100"),
+            JoinHandOverModelTest.Trace.record(R0, 0, T0, "a", "payment@300"),
+            JoinHandOverModelTest.Trace.record(R0, 1, T0, "a", "heartbeat@400"));
+    join.onPoll(KafkaWindowsTest.recordsOf(records), payloadTime, payloadTime);
+    join.finishAll();
+    assertThat(join.pairs()).isZero();
+    assertThat(join.skippedRecords()).isOne();
+    List<KafkaJoinRow<String, String>> rows = join.pollResults();
+    assertThat(rows).extracting(KafkaJoinRow::id).containsExactly("0/0/-1");
+    assertThat(rows.get(0).timeMillis()).isEqualTo(T0 + 100);
+    assertThat(rows.get(0).value()).isEqualTo("order|null");
+  }
+
+  /**
+   * Issue 45, item 7: a late record reaches {@code lateRecordHandler} with its {@code
+   * ConsumerRecord}, so a dead-letter table can be keyed by topic, partition and offset; the two
+   * kinds of late handler exclude each other.
+   */
+  @Test
+  void theLateRecordHandlerGetsTheConsumerRecordWithItsOffset() {
+    List<String> late = new ArrayList<>();
+    Consumer consumer = new Consumer();
+    KafkaJoin<String, String, String, String> join =
+        builder()
+            .consumer(consumer)
+            .lateRecordHandler(
+                (side, r, t, wm) ->
+                    late.add(side + " " + r.topic() + "-" + r.partition() + "@" + r.offset()))
+            .build();
+    join.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
+    feed(join, rec(L0, 0, 0, "a"), rec(L0, 1, 100, "b"), rec(L0, 2, 50, "c"), rec(R0, 0, 0, "z"));
+    assertThat(late).containsExactly("LEFT orders-0@2");
+    assertThatThrownBy(
+            () ->
+                builder()
+                    .lateRecordHandler((side, r, t, wm) -> {})
+                    .lateHandler((a, b, c, d, e, f) -> {}))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("a late handler (lateRecordHandler) was already set");
+  }
+
   @Test
   void aLateRecordGoesToTheHandlerOnceNotAgainWhenANewOwnerReReadsIt() {
     List<String> late = new ArrayList<>();
