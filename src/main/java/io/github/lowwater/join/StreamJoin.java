@@ -39,7 +39,10 @@ import java.util.Objects;
  *       type keeps its side, its unmatched row is emitted. No row is ever retracted: an unmatched
  *       row is emitted only when no on-time partner can still arrive.
  *   <li>(70) {@link #finish()} raises the watermark to {@code Long.MAX_VALUE}: every waiting record
- *       is released, and every later record is late.
+ *       is released, and every later record is late. A record with a {@code null} key pairs with
+ *       nothing: judged and observed as any other, an on-time one gives its unmatched row at once
+ *       if the type keeps its side (Kafka Streams' left and outer joins do the same), and nothing
+ *       otherwise.
  * </ol>
  *
  * <p>The watermark is a {@link WatermarkTracker}'s over the sources given to {@code add}: the
@@ -124,11 +127,11 @@ public final class StreamJoin<K, L, R, O> {
    * @param source the record's source, for example its Kafka {@code TopicPartition}, or its handle
    *     from {@link #source(Object)}
    * @param timeMillis the record's event time in epoch milliseconds; any {@code long}
-   * @param key the key
+   * @param key the key; {@code null} pairs with nothing: an on-time record's unmatched row comes at
+   *     once if the type keeps its side (rule 70)
    * @param value the value
    * @return {@code true} if the record was joined, {@code false} if it was late
-   * @throws NullPointerException if {@code source}, {@code key} or {@code value} is null; nothing
-   *     changes
+   * @throws NullPointerException if {@code source} or {@code value} is null; nothing changes
    * @throws IllegalArgumentException if {@code source} is a handle of another join; nothing changes
    */
   public boolean addLeft(Object source, long timeMillis, K key, L value) {
@@ -140,11 +143,11 @@ public final class StreamJoin<K, L, R, O> {
    *
    * @param source the record's source, or its handle from {@link #source(Object)}
    * @param timeMillis the record's event time in epoch milliseconds; any {@code long}
-   * @param key the key
+   * @param key the key; {@code null} pairs with nothing: an on-time record's unmatched row comes at
+   *     once if the type keeps its side (rule 70)
    * @param value the value
    * @return {@code true} if the record was joined, {@code false} if it was late
-   * @throws NullPointerException if {@code source}, {@code key} or {@code value} is null; nothing
-   *     changes
+   * @throws NullPointerException if {@code source} or {@code value} is null; nothing changes
    * @throws IllegalArgumentException if {@code source} is a handle of another join; nothing changes
    */
   public boolean addRight(Object source, long timeMillis, K key, R value) {
@@ -160,7 +163,6 @@ public final class StreamJoin<K, L, R, O> {
       JoinBuffer<K, T> own,
       JoinBuffer<K, U> other) {
     Objects.requireNonNull(source, "source");
-    Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
     WatermarkTracker.Source handle = null;
     if (source instanceof WatermarkTracker.Source h) {
@@ -184,6 +186,9 @@ public final class StreamJoin<K, L, R, O> {
       release();
       return false;
     }
+    if (key == null) {
+      return addUnkeyed(side, handle, source, timeMillis, value);
+    }
     int before = rows.size();
     try {
       for (JoinBuffer.Entry<K, U> p : other.of(key)) {
@@ -204,6 +209,28 @@ public final class StreamJoin<K, L, R, O> {
     paired.clear();
     pairs += rows.size() - before;
     own.add(key, timeMillis, value, interval.closeMillis(side, timeMillis)).matched = matched;
+    observe(handle, source, timeMillis);
+    release();
+    return true;
+  }
+
+  /**
+   * An on-time record with a {@code null} key (rule 70): it pairs with nothing, so its unmatched
+   * row, if the type keeps its side, is emitted at once; it is not buffered. The row is computed
+   * before anything changes: a joiner that throws leaves the join as it was.
+   */
+  @SuppressWarnings("unchecked") // the side's value type is L or R by construction
+  private <T> boolean addUnkeyed(
+      JoinSide side, WatermarkTracker.Source handle, Object source, long timeMillis, T value) {
+    if (type.emitsUnmatched(side)) {
+      O v =
+          side == JoinSide.LEFT
+              ? joiner.join(null, (L) value, null)
+              : joiner.join(null, null, (R) value);
+      JoinRow.Kind kind = side == JoinSide.LEFT ? JoinRow.Kind.LEFT_ONLY : JoinRow.Kind.RIGHT_ONLY;
+      rows.add(new JoinRow<>(kind, null, timeMillis, v));
+      unmatched++;
+    }
     observe(handle, source, timeMillis);
     release();
     return true;
@@ -504,8 +531,10 @@ public final class StreamJoin<K, L, R, O> {
 
     /**
      * Sets the allowed lateness of the watermark; see {@link
-     * WatermarkTracker.Builder#allowedLateness}. Default 120 seconds. Kafka Streams' grace period
-     * of a join maps to it.
+     * WatermarkTracker.Builder#allowedLateness}. Default 120 seconds. A record is late iff its time
+     * is below its source's newest time less this (rule 68). Kafka Streams' {@code
+     * JoinWindows.ofTimeDifferenceAndGrace(d, grace)} maps to {@code allowedLateness(d + grace)},
+     * its {@code after} plus its grace, not to its grace alone (see {@link JoinInterval#within}).
      *
      * @param allowedLateness the allowed lateness, {@code >= 0}
      * @return this builder

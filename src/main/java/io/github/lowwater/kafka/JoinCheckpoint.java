@@ -20,15 +20,27 @@ import java.util.List;
  * it): an older owner's claim is what suppresses the unmatched row of a record whose partner that
  * owner released, as long as a re-reading has not passed the record. So a claim is dropped only
  * when both committed offsets have passed it, or when another claim covers it (at least as high in
- * every component); there is no other cap. Claims pile up only while owners change faster than they
- * re-read, about 40 bytes each in the metadata (the broker's default limit is 4,096).
+ * every component). Claims pile up only while owners change faster than they re-read, about 40
+ * bytes each with real offsets and times, 61 at the most. So a checkpoint is checked against {@link
+ * #MAX_BYTES} before a commit ({@link JoinTask}): one longer is not committed, the task's commit
+ * stays at the last checkpoint that fitted (a true one: the rows emitted since are emitted again by
+ * the next reader, as after a failed commit), until the committed offsets pass enough claims for it
+ * to fit again.
  *
  * <p>Format: {@code lj1;w=<watermark>;c=<nLeft>:<nRight>:<e>[,...]}, decimal longs, newest claim
- * first. Immutable.
+ * first, ASCII: at most {@code 29 + 61 * claims - 1} characters (a 20-character watermark, claims
+ * of two 19-digit offsets and a 20-character {@code e}), so at most 66 claims in {@link
+ * #MAX_BYTES}. Immutable.
  */
 final class JoinCheckpoint {
 
   static final String PREFIX = "lj1;";
+
+  /**
+   * The longest checkpoint committed: the broker's default {@code offset.metadata.max.bytes}, over
+   * which a commit fails ({@code OffsetMetadataTooLargeException}). Bytes are characters: ASCII.
+   */
+  static final int MAX_BYTES = 4096;
 
   static final JoinCheckpoint NONE = new JoinCheckpoint(WatermarkTracker.UNSEEN, new long[0][]);
 
@@ -107,6 +119,10 @@ final class JoinCheckpoint {
 
   long watermarkMillis() {
     return watermarkMillis;
+  }
+
+  int claimCount() {
+    return claims.length;
   }
 
   boolean isEmpty() {

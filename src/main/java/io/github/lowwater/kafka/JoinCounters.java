@@ -26,7 +26,7 @@ final class JoinCounters {
   /** Late records re-read below a checkpoint's position, not reported to the handler again. */
   volatile long redelivered;
 
-  /** Records with a null key or value. */
+  /** Records with a null value. */
   volatile long skipped;
 
   /** Records of partitions without a formed task, read again once it is formed. */

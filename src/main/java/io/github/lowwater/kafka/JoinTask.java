@@ -15,6 +15,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
@@ -30,6 +31,8 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class JoinTask<K, L, R, O> {
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(KafkaJoin.class);
+
   /** The configuration every task of one {@link KafkaJoin} shares. */
   record Spec<K, L, R, O>(
       JoinInterval interval,
@@ -37,6 +40,7 @@ final class JoinTask<K, L, R, O> {
       Duration allowedLateness,
       Joiner<? super K, ? super L, ? super R, ? extends O> joiner,
       LateJoinHandler<? super K> lateHandler,
+      LateJoinRecordHandler lateRecordHandler,
       JoinCounters counters,
       Clock clock) {}
 
@@ -115,7 +119,9 @@ final class JoinTask<K, L, R, O> {
    * the task to its last commit.
    */
   @SuppressWarnings("unchecked") // the value's type is the side's, by the caller's mapping
-  void add(boolean isLeft, long offset, long timeMillis, K key, Object value) {
+  void add(boolean isLeft, ConsumerRecord<?, ?> record, long timeMillis, K key, Object value) {
+    long offset = record.offset();
+    current = record; // what a late record handler gets: the join calls it within this add
     JoinPins pins = isLeft ? leftPins : rightPins;
     WatermarkTracker.Source source = isLeft ? leftSource : rightSource;
     long before = join.sourceWatermark(source);
@@ -124,7 +130,7 @@ final class JoinTask<K, L, R, O> {
             ? join.addLeft(source, timeMillis, key, new Tagged<>(offset, timeMillis, (L) value))
             : join.addRight(source, timeMillis, key, new Tagged<>(offset, timeMillis, (R) value));
     skip(isLeft, offset);
-    if (onTime) {
+    if (onTime && key != null) { // a null key pairs with nothing: its row, if any, is out already
       pins.pin(offset, pinMillis(isLeft ? JoinSide.LEFT : JoinSide.RIGHT, timeMillis), before);
     }
     release();
@@ -154,6 +160,9 @@ final class JoinTask<K, L, R, O> {
     leftPins.release(watermark);
     rightPins.release(watermark);
   }
+
+  /** The record being added: the late record handler's. */
+  private ConsumerRecord<?, ?> current;
 
   /** The watermark the pins were last released at. */
   private long releasedAt = Long.MIN_VALUE;
@@ -196,7 +205,32 @@ final class JoinTask<K, L, R, O> {
     Map<TopicPartition, OffsetAndMetadata> offsets = new LinkedHashMap<>(4);
     offsets.put(left, commitOf(committedLeft, leftPins, leftSource, claims));
     offsets.put(right, commitOf(committedRight, rightPins, rightSource, claims));
+    for (OffsetAndMetadata o : offsets.values()) {
+      if (o.metadata().length() > JoinCheckpoint.MAX_BYTES) {
+        tooLong(o.metadata().length(), claims);
+        return; // the last checkpoint that fitted stays: a true one, as after a failed commit
+      }
+    }
+    tooLongWarned = false;
     committable = offsets;
+  }
+
+  private boolean tooLongWarned;
+
+  /** Logs once per episode that the checkpoint outgrew the broker's limit. */
+  private void tooLong(int length, JoinCheckpoint claims) {
+    if (tooLongWarned) {
+      return;
+    }
+    tooLongWarned = true;
+    LOG.warn(
+        "{}: its checkpoint is {} characters, over the broker's default offset.metadata.max.bytes"
+            + " {} ({} claims: owners changed faster than they re-read); its commit stays at the"
+            + " last checkpoint that fitted until the committed offsets pass enough claims",
+        this,
+        length,
+        JoinCheckpoint.MAX_BYTES,
+        claims.claimCount());
   }
 
   private OffsetAndMetadata commitOf(
@@ -224,7 +258,11 @@ final class JoinTask<K, L, R, O> {
     }
     JoinSide side = l != null ? JoinSide.LEFT : JoinSide.RIGHT;
     Tagged<?> t = l != null ? l : r;
-    if (restored.unmatchedEmitted(side, t.offset(), closeMillis(side, t.timeMillis()))) {
+    // A null key's row is emitted when its record is read: before the claim if the record is below
+    // its position.
+    if (key == null
+        ? restored.read(side, t.offset())
+        : restored.unmatchedEmitted(side, t.offset(), closeMillis(side, t.timeMillis()))) {
       return (Joined<O>) SUPPRESSED;
     }
     return l != null
@@ -246,6 +284,9 @@ final class JoinTask<K, L, R, O> {
     }
     if (spec.lateHandler() != null) {
       spec.lateHandler().onLateRecord(side, source, timeMillis, watermarkMillis, key, t.value());
+    }
+    if (spec.lateRecordHandler() != null) {
+      spec.lateRecordHandler().onLateRecord(side, current, timeMillis, watermarkMillis);
     }
   }
 

@@ -65,7 +65,9 @@ import org.apache.kafka.common.TopicPartition;
  * <p><b>Semantics</b> (docs/semantics.md, rules 67 to 70 and 74): within a task, a record's verdict
  * is taken against its own partition's watermark, so it does not depend on how the two partitions'
  * reads interleave; pairs are emitted at their second record, unmatched rows once no on-time
- * partner can come, and no row is retracted. The event time is the record timestamp.
+ * partner can come, and no row is retracted. The event time is the record timestamp, or what a
+ * {@link RecordMapper} reads from the payload ({@link #onPoll(ConsumerRecords, RecordMapper,
+ * RecordMapper)}).
  *
  * <p><b>In a group.</b> Each input partition is committed at the oldest of its records that a new
  * owner still needs (one that may still pair, or whose partner is still waiting), with a checkpoint
@@ -112,7 +114,14 @@ public final class KafkaJoin<K, L, R, O> {
     this.rightTopic = b.rightTopic;
     JoinTask.Spec<K, L, R, O> spec =
         new JoinTask.Spec<>(
-            b.interval, b.type, b.allowedLateness, b.joiner, b.lateHandler, counters, b.clock);
+            b.interval,
+            b.type,
+            b.allowedLateness,
+            b.joiner,
+            b.lateHandler,
+            b.lateRecordHandler,
+            counters,
+            b.clock);
     this.tasks = new JoinTasks<>(consumer, leftTopic, rightTopic, spec);
   }
 
@@ -150,7 +159,8 @@ public final class KafkaJoin<K, L, R, O> {
    * one, its timestamp its time.
    *
    * @param records the records returned by {@code poll}, possibly none
-   * @param key the join key of a record; {@code null} skips the record
+   * @param key the join key of a record; {@code null} pairs with nothing: the record's unmatched
+   *     row comes at once if the type keeps its side (rule 74), none otherwise
    * @param left the value of a left record; {@code null} skips the record
    * @param right the value of a right record; {@code null} skips the record
    * @param <KR> the record key type
@@ -169,6 +179,75 @@ public final class KafkaJoin<K, L, R, O> {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(left, "left");
     Objects.requireNonNull(right, "right");
+    feed(
+        records,
+        (r, isLeft, out) ->
+            out.emit(r.timestamp(), key.apply(r), isLeft ? left.apply(r) : right.apply(r)));
+  }
+
+  /**
+   * Feeds a poll's records, each mapped once to its event time, join key and value by its side's
+   * {@link RecordMapper}: the event time from the payload, parsed once, as {@link
+   * KafkaWindows#onPoll(ConsumerRecords, RecordMapper)} takes it. A record of the left topic goes
+   * to {@code left}, of the right topic to {@code right}. {@code out.emit(time, key, value)} adds
+   * it: a {@code null} key pairs with nothing (rule 70), a {@code null} value skips it. A join has
+   * no time-only records: {@code out.observe} and {@code out.punctuate}, or no call, skip it
+   * (counted in {@link #skippedRecords()}), as in {@link #onPoll(ConsumerRecords, Function,
+   * Function, Function)}, whose time is the record timestamp. A partition's records must keep one
+   * time source across owners: every instance of the group maps them the same way.
+   *
+   * @param records the records returned by {@code poll}, possibly none
+   * @param left maps a left record
+   * @param right maps a right record
+   * @param <KR> the record key type
+   * @param <VR> the record value type
+   * @throws NullPointerException if an argument is null
+   * @throws RuntimeException what a mapper, the joiner or the late handler threw, after every task
+   *     was rewound to its last commit, as in the other {@code onPoll}
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"}) // the slot takes either side's value as Object
+  public <KR, VR> void onPoll(
+      ConsumerRecords<KR, VR> records,
+      RecordMapper<KR, VR, K, L> left,
+      RecordMapper<KR, VR, K, R> right) {
+    Objects.requireNonNull(records, "records");
+    Objects.requireNonNull(left, "left");
+    Objects.requireNonNull(right, "right");
+    feed(records, (r, isLeft, out) -> ((RecordMapper) (isLeft ? left : right)).map(r, out));
+  }
+
+  /** One record's mapping into the slot. */
+  private interface Mapping<KR, VR, K> {
+    void map(ConsumerRecord<KR, VR> record, boolean isLeft, Slot<K> out);
+  }
+
+  /** What a mapper emitted for one record; reused. A {@code null} value skips the record. */
+  private static final class Slot<K> implements RecordMapper.Output<K, Object> {
+    long timeMillis;
+    K key;
+    Object value;
+
+    @Override
+    public void emit(long eventTimeMillis, K key, Object value) {
+      this.timeMillis = eventTimeMillis;
+      this.key = key;
+      this.value = value;
+    }
+
+    @Override
+    public void observe(long eventTimeMillis) {
+      value = null; // a join has no time-only records: skipped
+    }
+
+    @Override
+    public void punctuate(long watermarkMillis) {
+      value = null;
+    }
+  }
+
+  private final Slot<K> slot = new Slot<>();
+
+  private <KR, VR> void feed(ConsumerRecords<KR, VR> records, Mapping<KR, VR, K> mapping) {
     pollStamp.stamp();
     try {
       Set<TopicPartition> formedNow = formPending(records); // a failure rewinds every task too
@@ -182,14 +261,16 @@ public final class KafkaJoin<K, L, R, O> {
         }
         boolean isLeft = tp.topic().equals(leftTopic);
         for (ConsumerRecord<KR, VR> r : batch) {
-          K k = key.apply(r);
-          Object v = isLeft ? left.apply(r) : right.apply(r);
-          if (k == null || v == null) {
+          slot.value = null;
+          mapping.map(r, isLeft, slot);
+          if (slot.value == null) {
             counters.skipped++;
             task.skip(isLeft, r.offset());
             continue;
           }
-          task.add(isLeft, r.offset(), r.timestamp(), k, v);
+          Object v = slot.value;
+          slot.value = null; // the slot keeps no payload alive between records
+          task.add(isLeft, r, slot.timeMillis, slot.key, v);
         }
       }
     } catch (RuntimeException | Error e) {
@@ -377,7 +458,7 @@ public final class KafkaJoin<K, L, R, O> {
   }
 
   /**
-   * Returns the records with a {@code null} key or value, skipped. Only grows; any thread.
+   * Returns the records with a {@code null} value, skipped. Only grows; any thread.
    *
    * @return skipped records
    */
@@ -439,6 +520,7 @@ public final class KafkaJoin<K, L, R, O> {
     private JoinType type;
     private Duration allowedLateness;
     private LateJoinHandler<? super K> lateHandler;
+    private LateJoinRecordHandler lateRecordHandler;
     private String leftTopic;
     private String rightTopic;
     private Consumer<?, ?> consumer;
@@ -466,8 +548,10 @@ public final class KafkaJoin<K, L, R, O> {
     }
 
     /**
-     * Sets the allowed lateness (Kafka Streams' grace of a join maps to it); default 120 seconds,
-     * as {@link StreamJoin}'s.
+     * Sets the allowed lateness; default 120 seconds, as {@link StreamJoin}'s. A record is late iff
+     * its time is below its partition's newest time less this (rule 68). Kafka Streams' {@code
+     * JoinWindows.ofTimeDifferenceAndGrace(d, grace)} maps to {@code allowedLateness(d + grace)},
+     * its {@code after} plus its grace, not to its grace alone (see {@link JoinInterval#within}).
      *
      * @param allowedLateness {@code >= 0}
      * @return this builder
@@ -495,7 +579,29 @@ public final class KafkaJoin<K, L, R, O> {
     public Builder<K, L, R, O> lateHandler(LateJoinHandler<? super K> lateHandler) {
       Objects.requireNonNull(lateHandler, "lateHandler");
       Checks.requireUnset(this.lateHandler == null, "lateHandler", this.lateHandler);
+      Checks.requireUnset(
+          lateRecordHandler == null, "a late handler (lateRecordHandler)", lateRecordHandler);
       this.lateHandler = lateHandler;
+      return this;
+    }
+
+    /**
+     * Sets a handler for late records that gets the {@code ConsumerRecord} (topic, partition,
+     * offset, headers), as {@link KafkaWindows}' late handler does; in place of {@link
+     * #lateHandler}, which gets the partition only. Reported once per record as {@link
+     * #lateHandler} is.
+     *
+     * @param lateRecordHandler the handler
+     * @return this builder
+     * @throws NullPointerException if {@code lateRecordHandler} is null
+     * @throws IllegalStateException if a late handler of either kind was already set
+     */
+    public Builder<K, L, R, O> lateRecordHandler(LateJoinRecordHandler lateRecordHandler) {
+      Objects.requireNonNull(lateRecordHandler, "lateRecordHandler");
+      Checks.requireUnset(
+          this.lateRecordHandler == null, "lateRecordHandler", this.lateRecordHandler);
+      Checks.requireUnset(lateHandler == null, "a late handler (lateHandler)", lateHandler);
+      this.lateRecordHandler = lateRecordHandler;
       return this;
     }
 

@@ -162,7 +162,7 @@ public final class KafkaJoinMetrics implements MeterBinder, AutoCloseable {
         Meters.counter(
             registry,
             RECORDS_SKIPPED,
-            "Records with a null key or value, skipped, in records",
+            "Records with a null value (or no join value from the mapper), skipped, in records",
             RECORDS,
             tags,
             join,

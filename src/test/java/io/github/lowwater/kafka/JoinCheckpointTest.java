@@ -56,6 +56,26 @@ class JoinCheckpointTest {
     assertThat(c.encode()).endsWith(";c=13:7:0");
   }
 
+  /** The worst case: every field at its longest, 66 claims that none covers, in 4,096 bytes. */
+  static JoinCheckpoint longest(int claims) {
+    StringBuilder b = new StringBuilder("lj1;w=").append(Long.MIN_VALUE).append(";c=");
+    for (int i = 0; i < claims; i++) {
+      long n = 9_100_000_000_000_000_000L;
+      b.append(i == 0 ? "" : ",").append(n - i).append(':').append(n + i).append(':');
+      b.append(Long.MIN_VALUE);
+    }
+    return JoinCheckpoint.decode(b.toString());
+  }
+
+  @Test
+  void theLongestCheckpointOf66ClaimsFitsTheBrokersDefaultLimitAnd67DoNot() {
+    assertThat(longest(1).encode()).hasSize(29 + 61 - 1);
+    assertThat(longest(66).encode()).hasSize(29 + 61 * 66 - 1).hasSizeLessThanOrEqualTo(4096);
+    assertThat(longest(67).encode().length()).isGreaterThan(JoinCheckpoint.MAX_BYTES);
+    assertThat(JoinCheckpoint.decode(longest(66).encode()).encode())
+        .isEqualTo(longest(66).encode());
+  }
+
   @Test
   void twoPartitionsClaimsAreUnitedWithEachOnesOwnWatermark() {
     JoinCheckpoint left = JoinCheckpoint.at(10, 4, 1, 9, JoinCheckpoint.NONE, 0, 0);

@@ -239,15 +239,137 @@ class KafkaJoinTest {
   }
 
   @Test
-  void aRecordWithANullKeyOrValueIsSkippedAndTheCommitMovesPastIt() {
+  void aRecordWithANullValueIsSkippedAndTheCommitMovesPastIt() {
     Consumer consumer = new Consumer();
     KafkaJoin<String, String, String, String> join = builder().consumer(consumer).build();
     join.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
-    feed(join, rec(L0, 0, 0, null), rec(R0, 0, 0, null));
+    feed(
+        join,
+        JoinHandOverModelTest.Trace.record(L0, 0, T0, "k", null),
+        JoinHandOverModelTest.Trace.record(R0, 0, T0, "k", null));
     assertThat(join.skippedRecords()).isEqualTo(2);
-    join.pollResults();
+    assertThat(join.pollResults()).isEmpty();
     assertThat(join.committableOffsets().get(L0).offset()).isEqualTo(1);
     assertThat(join.committableOffsets().get(R0).offset()).isEqualTo(1);
+  }
+
+  /**
+   * Rule 74 (the null-key rule of rule 70): a record with a {@code null} key gives its unmatched
+   * row at once where the type keeps its side, is not pinned (the commit moves past it), and a new
+   * owner that re-reads it below its predecessor's claim does not emit the row again. Issue 45,
+   * item 4: it was skipped, where Kafka Streams' left join emits it.
+   */
+  @Test
+  void aRecordWithANullKeyGivesItsUnmatchedRowAtOnceAndOnceAcrossOwners() {
+    Consumer first = new Consumer();
+    KafkaJoin<String, String, String, String> a = builder().consumer(first).build();
+    a.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
+    // o0 (key a) waits for a partner and pins the commit; o1 has no key; p0 has none either.
+    feed(a, rec(L0, 0, 0, "a"), rec(L0, 1, 1, null), rec(R0, 0, 1, null));
+    assertThat(a.skippedRecords()).isZero();
+    List<KafkaJoinRow<String, String>> rows = a.pollResults();
+    assertThat(rows).extracting(KafkaJoinRow::id).containsExactly("0/1/-1");
+    assertThat(rows.get(0).key()).isNull();
+    assertThat(rows.get(0).value()).isEqualTo("orders1|null");
+    Map<TopicPartition, OffsetAndMetadata> commit = a.committableOffsets();
+    assertThat(commit.get(L0).offset()).as("pinned by o0 only").isZero();
+    assertThat(commit.get(R0).offset()).as("nothing pinned").isOne();
+
+    Consumer second = new Consumer();
+    second.group.putAll(commit);
+    KafkaJoin<String, String, String, String> b = builder().consumer(second).build();
+    b.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
+    feed(b, rec(L0, 0, 0, "a"), rec(L0, 1, 1, null), rec(L0, 2, 2, null));
+    assertThat(b.pollResults())
+        .as("o1's row was emitted before the commit; o2's is new")
+        .extracting(KafkaJoinRow::id)
+        .containsExactly("0/2/-1");
+    assertThat(b.suppressedRows()).isOne();
+  }
+
+  /**
+   * Issue 45, item 8: a checkpoint longer than the broker's default {@code
+   * offset.metadata.max.bytes} (4,096) is not committed: the task's commit stays at the last one
+   * that fitted. Before, the claims had no cap, and such a commit failed on the broker with {@code
+   * OffsetMetadataTooLargeException} at every attempt.
+   */
+  @Test
+  void aCheckpointLongerThanTheBrokersLimitIsNotCommittedTheCommitStaysWhereItWas() {
+    long x = 9_000_000_000_000_000_000L; // offsets of 19 digits: the longest claims
+    String inherited = JoinCheckpointTest.longest(66).encode(); // 4,053 characters: it fitted
+    Consumer consumer = new Consumer();
+    consumer.updateBeginningOffsets(Map.of(L0, x, R0, x));
+    consumer.group.put(L0, new OffsetAndMetadata(x, inherited));
+    consumer.group.put(R0, new OffsetAndMetadata(x, inherited));
+    KafkaJoin<String, String, String, String> join = builder().consumer(consumer).build();
+    join.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
+    feed(join, rec(L0, x, 0, "a"), rec(R0, x, 100, "b"));
+    join.pollResults();
+    assertThat(join.committableOffsets())
+        .as("its own claim on top of the 66 inherited ones would not fit: nothing to commit")
+        .isEmpty();
+  }
+
+  /**
+   * Issue 45, item 7: the join's time can come from the payload, through a {@link RecordMapper} per
+   * side, as the windows' can; before, it was the record timestamp only. The records' stamps here
+   * are all equal (they would pair), their payload times 200 ms apart (they do not).
+   */
+  @Test
+  void aRecordMapperGivesTheJoinItsEventTimeFromThePayload() {
+    Consumer consumer = new Consumer();
+    KafkaJoin<String, String, String, String> join = builder().consumer(consumer).build();
+    join.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
+    RecordMapper<String, String, String, String> payloadTime =
+        (r, out) -> {
+          String[] f = r.value().split("@");
+          if (f[0].equals("heartbeat")) {
+            out.observe(T0 + Long.parseLong(f[1])); // a join has no time-only records: skipped
+          } else {
+            out.emit(T0 + Long.parseLong(f[1]), r.key(), f[0]);
+          }
+        };
+    List<ConsumerRecord<String, String>> records =
+        List.of(
+            JoinHandOverModelTest.Trace.record(L0, 0, T0, "a", "order@100"),
+            JoinHandOverModelTest.Trace.record(R0, 0, T0, "a", "payment@300"),
+            JoinHandOverModelTest.Trace.record(R0, 1, T0, "a", "heartbeat@400"));
+    join.onPoll(KafkaWindowsTest.recordsOf(records), payloadTime, payloadTime);
+    join.finishAll();
+    assertThat(join.pairs()).isZero();
+    assertThat(join.skippedRecords()).isOne();
+    List<KafkaJoinRow<String, String>> rows = join.pollResults();
+    assertThat(rows).extracting(KafkaJoinRow::id).containsExactly("0/0/-1");
+    assertThat(rows.get(0).timeMillis()).isEqualTo(T0 + 100);
+    assertThat(rows.get(0).value()).isEqualTo("order|null");
+  }
+
+  /**
+   * Issue 45, item 7: a late record reaches {@code lateRecordHandler} with its {@code
+   * ConsumerRecord}, so a dead-letter table can be keyed by topic, partition and offset; the two
+   * kinds of late handler exclude each other.
+   */
+  @Test
+  void theLateRecordHandlerGetsTheConsumerRecordWithItsOffset() {
+    List<String> late = new ArrayList<>();
+    Consumer consumer = new Consumer();
+    KafkaJoin<String, String, String, String> join =
+        builder()
+            .consumer(consumer)
+            .lateRecordHandler(
+                (side, r, t, wm) ->
+                    late.add(side + " " + r.topic() + "-" + r.partition() + "@" + r.offset()))
+            .build();
+    join.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
+    feed(join, rec(L0, 0, 0, "a"), rec(L0, 1, 100, "b"), rec(L0, 2, 50, "c"), rec(R0, 0, 0, "z"));
+    assertThat(late).containsExactly("LEFT orders-0@2");
+    assertThatThrownBy(
+            () ->
+                builder()
+                    .lateRecordHandler((side, r, t, wm) -> {})
+                    .lateHandler((a, b, c, d, e, f) -> {}))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("a late handler (lateRecordHandler) was already set");
   }
 
   @Test

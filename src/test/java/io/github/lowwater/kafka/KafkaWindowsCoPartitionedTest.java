@@ -150,6 +150,32 @@ class KafkaWindowsCoPartitionedTest {
     assertThat(windows.isComplete(S0, T0.toEpochMilli())).isTrue();
   }
 
+  /**
+   * Rule 73: a partition that never sent a record counts as having its task's newest watermark, so
+   * a target topic that never sends does not hold its task's windows past the quiet period, and its
+   * raise is committed at the consumer's position for its next owner. Issue 45, item 7: such a
+   * partition counted as behind a previous owner it never had ({@code -1 < 0}), was never quiet,
+   * and a replica topic that never sent held every window for 70 minutes of test clock.
+   */
+  @Test
+  void aPartitionThatNeverSentDoesNotHoldItsTaskPastTheQuietPeriod() {
+    MockConsumer<String, String> consumer = consumer(1, 1);
+    var windows = join(consumer, List.of(S0, T0P));
+    assertThat(poll(windows, List.of(record(S0, 0, 1, "a", 5), record(S0, 1, 12, "z", 1))))
+        .isEmpty();
+    clock.advance(Duration.ofSeconds(89));
+    assertThat(poll(windows, List.of())).as("within the quiet period: held").isEmpty();
+    clock.advance(Duration.ofSeconds(2));
+    List<String> rows = new ArrayList<>(poll(windows, List.of()));
+    rows.addAll(poll(windows, List.of()));
+    assertThat(rows).contains("0 source-0 a LEFT_ONLY");
+    var commit = windows.committableOffsets().get(T0P);
+    assertThat(commit.offset()).as("at the consumer's position").isZero();
+    assertThat(Checkpoint.parse(commit.metadata()).watermarkMillis())
+        .as("its raised watermark, for its next owner")
+        .isGreaterThan(T0.plus(Duration.ofMinutes(12)).toEpochMilli());
+  }
+
   @Test
   void aRecordIsJudgedAgainstItsOwnPartitionsWatermarkNotItsTasks() {
     MockConsumer<String, String> consumer = consumer(2, 2);

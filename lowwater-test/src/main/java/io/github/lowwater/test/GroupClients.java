@@ -30,7 +30,10 @@ public final class GroupClients {
    *
    * <ul>
    *   <li>{@code CLASSIC}: the cooperative sticky assignor, {@code session.timeout.ms} 6000 and
-   *       {@code heartbeat.interval.ms} 1000;
+   *       {@code heartbeat.interval.ms} 1000. Co-partitioned tasks and {@code KafkaJoin} need a
+   *       range assignor instead, which keeps partition i of every topic on one member: put {@code
+   *       RangeAssignor} (classic) or {@code group.remote.assignor=range} (KIP-848) into the
+   *       returned map (docs/testing.md);
    *   <li>{@code CONSUMER} (KIP-848): the session timeout is the broker's (6 s on {@link
    *       LowwaterBroker}); {@code max.poll.interval.ms} is 6000, so that a member frozen without a
    *       leave is taken out of the group after 6 s. Such a member must poll at least that often.
