@@ -15,11 +15,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.RangeAssignor;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
@@ -158,5 +160,18 @@ final class TestingDocSnippets {
     Map<TopicPartition, OffsetAndMetadata> bare =
         CommittedOffsets.withoutMetadata(CommittedOffsets.of(admin, groupId), "lw");
     // end snippet
+  }
+
+  static Map<String, Object> rangeAssigned(
+      LowwaterBroker broker, String groupId, GroupProtocol protocol) {
+    // snippet: testing.md a range assignor for co-partitioned tasks and joins
+    Map<String, Object> config = GroupClients.consumer(broker.bootstrapServers(), groupId, protocol);
+    if (protocol == GroupProtocol.CLASSIC) {
+      config.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RangeAssignor.class.getName());
+    } else {
+      config.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, "range"); // KIP-848: server-side
+    }
+    // end snippet
+    return config;
   }
 }
