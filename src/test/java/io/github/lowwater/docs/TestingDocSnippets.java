@@ -165,9 +165,11 @@ final class TestingDocSnippets {
   static Map<String, Object> rangeAssigned(
       LowwaterBroker broker, String groupId, GroupProtocol protocol) {
     // snippet: testing.md a range assignor for co-partitioned tasks and joins
-    Map<String, Object> config = GroupClients.consumer(broker.bootstrapServers(), groupId, protocol);
+    Map<String, Object> config =
+        GroupClients.consumer(broker.bootstrapServers(), groupId, protocol);
     if (protocol == GroupProtocol.CLASSIC) {
-      config.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RangeAssignor.class.getName());
+      config.put(
+          ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RangeAssignor.class.getName());
     } else {
       config.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, "range"); // KIP-848: server-side
     }
