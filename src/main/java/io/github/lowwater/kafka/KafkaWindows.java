@@ -460,15 +460,15 @@ public final class KafkaWindows<K, V, R> {
       p.lastRecordNanos = nowNanos;
       p.pollWallMillis = clock.wallMillis();
       admission.begin(p, batch, mapper); // every key looked up ahead: their cache misses overlap
+      // The predecessor handed out every row of the records below its read position, with the
+      // checkpoint that says so: a sink that must not get them twice does not get them again. Not
+      // after a change of configuration: the predecessor's rows were other rows.
+      boolean dropRows = dropReplayedRows && !p.reconfigured;
       try {
         int mapped = admission.mapped();
         for (int j = 0; j < mapped; j++) {
           ConsumerRecord<KR, VR> r = batch.get(j);
           admission.recordTaken = false;
-          // The predecessor handed out every row of the records below its read position, with the
-          // checkpoint that says so: a sink that must not get them twice does not get them again.
-          // Not after a change of configuration: the predecessor's rows were other rows.
-          boolean dropRows = dropReplayedRows && !p.reconfigured;
           boolean replay = dropRows && r.offset() < p.readThroughOffset;
           try {
             // The predecessor's wall-clock decisions before this record, then the record: the
@@ -495,8 +495,8 @@ public final class KafkaWindows<K, V, R> {
           Rewind.afterFailure(consumer, records, tp, batch.get(mapped).offset());
           throw rethrow(mapperFailure);
         }
-        p.wallClock.replayTo( // after the last record
-            p.nextOffset, dropReplayedRows && !p.reconfigured, p.windows, p.raiseSource());
+        p.wallClock.replayTo(
+            p.nextOffset, dropRows, p.windows, p.raiseSource()); // after the last record
       } finally {
         admission.end(p);
       }

@@ -163,24 +163,7 @@ class CheckpointTest {
     assertThat(Checkpoint.parse(v2.encode())).isEqualTo(v2);
     assertThat(Checkpoint.parse("lw2;h=q5:6;e=1;f=2;w=3;n=4;g=5;p=6")).isEqualTo(v2);
     assertThat(new Checkpoint(1, 2, 3, 4).encode()).doesNotContain("h=");
-    StringBuilder longest = new StringBuilder();
-    for (int i = 0; i < WallClockHistory.MAX_ENTRIES; i++) {
-      longest.append(i == 0 ? "" : ",").append('q').append(Long.MAX_VALUE).append(':');
-      longest.append(Long.MIN_VALUE);
-    }
-    Checkpoint widest =
-        new Checkpoint(
-            Long.MIN_VALUE,
-            Long.MIN_VALUE,
-            Long.MIN_VALUE,
-            Long.MAX_VALUE,
-            Long.MAX_VALUE,
-            Long.MAX_VALUE,
-            longest.toString(),
-            Long.MAX_VALUE,
-            Long.MIN_VALUE + 1,
-            Long.MAX_VALUE,
-            Long.MAX_VALUE); // every field at its widest
+    Checkpoint widest = widest(WallClockHistory.RAISE);
     assertThat(widest.encode().length()).isLessThanOrEqualTo(Checkpoint.MAX_LENGTH);
     assertThat(Checkpoint.parse(widest.encode())).isEqualTo(widest);
   }
@@ -212,25 +195,7 @@ class CheckpointTest {
         .as("written before l: taken to be the reader's")
         .isTrue();
 
-    StringBuilder longest = new StringBuilder();
-    for (int i = 0; i < WallClockHistory.MAX_ENTRIES; i++) {
-      longest.append(i == 0 ? "" : ",").append('c').append(Long.MAX_VALUE).append(':');
-      longest.append(Long.MIN_VALUE);
-    }
-    String widest =
-        new Checkpoint(
-                Long.MIN_VALUE,
-                Long.MIN_VALUE,
-                Long.MIN_VALUE,
-                Long.MAX_VALUE,
-                Long.MAX_VALUE,
-                Long.MAX_VALUE,
-                longest.toString(),
-                Long.MAX_VALUE,
-                Long.MIN_VALUE + 1,
-                Long.MAX_VALUE,
-                Long.MAX_VALUE)
-            .encode();
+    String widest = widest(WallClockHistory.GUARD).encode();
     assertThat(widest).hasSize(Checkpoint.MAX_LENGTH);
     assertThat(Checkpoint.parse(widest).encode()).isEqualTo(widest);
     assertThat(Checkpoint.MAX_LENGTH).isEqualTo(901).isLessThan(4_096);
@@ -294,6 +259,27 @@ class CheckpointTest {
     assertThat(h.due(2)).isFalse();
     assertThat(h.due(3)).isTrue();
     assertThat(h.applyDue()).isEqualTo(6);
+  }
+
+  /** Every field at its widest, and the most history entries of {@code kind}. */
+  static Checkpoint widest(char kind) {
+    StringBuilder longest = new StringBuilder();
+    for (int i = 0; i < WallClockHistory.MAX_ENTRIES; i++) {
+      longest.append(i == 0 ? "" : ",").append(kind).append(Long.MAX_VALUE).append(':');
+      longest.append(Long.MIN_VALUE);
+    }
+    return new Checkpoint(
+        Long.MIN_VALUE,
+        Long.MIN_VALUE,
+        Long.MIN_VALUE,
+        Long.MAX_VALUE,
+        Long.MAX_VALUE,
+        Long.MAX_VALUE,
+        longest.toString(),
+        Long.MAX_VALUE,
+        Long.MIN_VALUE + 1,
+        Long.MAX_VALUE,
+        Long.MAX_VALUE);
   }
 
   static void assertRejected(String metadata, String problem) {
