@@ -362,10 +362,13 @@ final class PartitionState<K, V, R> implements ResultDrain.Unit<K, V, R> {
    * Returns whether this owner has not yet read every record its previous owner had read: the
    * checkpoint proves that records up to {@link #readThroughOffset} exist, so the partition is not
    * quiet, and this owner's own claims are not yet one consistent history (see {@link
-   * #committable()}).
+   * #committable()}). A partition with no commit had no previous owner: never behind, read or not
+   * (issue 45, item 7: one that had sent nothing counted as behind, {@code -1 < 0}, and so was
+   * never quiet, and held its co-partitioned task, or a {@code MERGED} instance's quiet advance,
+   * for ever).
    */
   boolean behindPreviousOwner() {
-    return nextOffset < readThroughOffset;
+    return restoredCommit != null && nextOffset < readThroughOffset;
   }
 
   /**
@@ -383,6 +386,20 @@ final class PartitionState<K, V, R> implements ResultDrain.Unit<K, V, R> {
     nextOffset = position;
     wallClock.replayTo(position, false, windows, raiseSource()); // its predecessor's raises
     return true;
+  }
+
+  /**
+   * Starts the history of a partition that has no commit and has sent nothing on this instance at
+   * the consumer's position, as if it had read up to there: so that a wall-clock raise of its own
+   * watermark (a co-partitioned task's silent side, rule 73) is recorded at an offset and committed
+   * with it, for its next owner to replay (rule 61). Does nothing once it has a read position.
+   *
+   * @param position the consumer's position of the partition
+   */
+  void startAt(long position) {
+    if (nextOffset < 0) {
+      nextOffset = position;
+    }
   }
 
   /** Notes that every record below {@code offset + 1} has been read; never moves back. */

@@ -81,6 +81,15 @@ final class PollTick<K, V, R> {
         checkReadPosition(p);
       }
     }
+    for (PartitionState<K, V, R> p : table.states()) {
+      if (p.ownWatermark
+          && !p.startChecked
+          && !p.behindPreviousOwner()
+          && !paused.contains(p.partition)
+          && nowNanos - p.lastRecordNanos >= quietAfterNanos) {
+        startAtPosition(p);
+      }
+    }
     scope.afterPoll(table, paused, nowNanos, wall);
     Set<TopicPartition> assigned = table.size() == 0 ? Set.of() : consumer.assignment();
     for (PartitionState<K, V, R> p : table.states()) {
@@ -101,6 +110,34 @@ final class PollTick<K, V, R> {
   private long lag(TopicPartition tp) {
     OptionalLong lag = consumer.currentLag(tp);
     return lag.isPresent() ? lag.getAsLong() : -1;
+  }
+
+  /**
+   * A member of a co-partitioned task that has delivered no record on this instance for the quiet
+   * period since its assignment (semantics rule 73): its history starts at the consumer's position,
+   * checked as a first record there would be (rule 65), so that the quiet-period raise of its own
+   * watermark that follows has an offset to be recorded at and a checkpoint of its own to be
+   * committed with (without a commit it had no offset; with one, it would commit its predecessor's
+   * checkpoint unchanged until its first record, without the raise). A position the consumer does
+   * not know yet is asked again at a later poll.
+   *
+   * @throws MissingRecordsException under {@code FAIL}, when records before the position may be
+   *     missing; nothing changed
+   */
+  private void startAtPosition(PartitionState<K, V, R> p) {
+    if (!consumer.assignment().contains(p.partition)) {
+      return; // assigned to these windows only: no position to read
+    }
+    long position;
+    try {
+      position = consumer.position(p.partition, Duration.ZERO);
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      return; // not known yet: a later poll asks again
+    }
+    if (!p.startChecked && missing.check(p, position) != MissingRecords.NOTHING) {
+      p.missingRecords();
+    }
+    p.startAt(position);
   }
 
   /**

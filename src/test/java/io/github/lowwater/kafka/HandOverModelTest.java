@@ -527,6 +527,21 @@ class HandOverModelTest {
       this.name = name;
       this.consumer =
           new KafkaWindowsRewindTest.FailingCommittedConsumer() {
+            /** The group's commits now, as the coordinator answers, not those of the assignment. */
+            @Override
+            public synchronized Map<TopicPartition, OffsetAndMetadata> committed(
+                java.util.Set<TopicPartition> partitions) {
+              super.committed(partitions); // fails when told to
+              Map<TopicPartition, OffsetAndMetadata> now = new HashMap<>();
+              for (TopicPartition tp : partitions) {
+                OffsetAndMetadata om = trace.group.get(tp);
+                if (om != null) {
+                  now.put(tp, om);
+                }
+              }
+              return now;
+            }
+
             @Override
             public synchronized void seek(TopicPartition partition, long offset) {
               super.seek(partition, offset);
