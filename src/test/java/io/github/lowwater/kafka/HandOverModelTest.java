@@ -547,6 +547,27 @@ class HandOverModelTest {
               super.seek(partition, offset);
               seeks.put(partition, offset); // the model reads its own log: it follows the seek
             }
+
+            /**
+             * Where the model reads next, as a real consumer answers: the last seek not followed
+             * yet, else the model's read position. The mock's own position never moves with the
+             * model's deliveries, and resetting it (an unknown position) seeks, which the model
+             * would follow back to the log start.
+             */
+            @Override
+            public synchronized long position(TopicPartition partition, Duration timeout) {
+              Long next =
+                  seeks.containsKey(partition) ? seeks.get(partition) : positions.get(partition);
+              if (next == null) {
+                throw new IllegalStateException("not assigned: " + partition);
+              }
+              return next;
+            }
+
+            @Override
+            public synchronized long position(TopicPartition partition) {
+              return position(partition, Duration.ZERO);
+            }
           };
       consumer.assign(trace.partitions);
       Map<TopicPartition, Long> beginning = new HashMap<>();
@@ -776,13 +797,14 @@ class HandOverModelTest {
         }
       }
       windows.rewindToLastCommit(new ArrayList<>(positions.keySet()));
-      seeks.clear(); // followed below, from the commits
       fresh.addAll(positions.keySet()); // a rewound history begins again
       for (Map.Entry<TopicPartition, Long> e : positions.entrySet()) {
         OffsetAndMetadata om = trace.group.get(e.getKey());
         // Without a commit, it goes back to where it started reading.
         long resume = om != null ? om.offset() : starts.get(e.getKey());
-        if (e.getValue() > resume) {
+        // A held partition (CO_PARTITIONED) has no state to rewind: it is sought to its commit
+        // when its task is whole again.
+        if (e.getValue() > resume && !consumer.paused().contains(e.getKey())) {
           assertThat(consumer.position(e.getKey()))
               .as("sought back; seed %d; %s", trace.seed, trace.ops)
               .isEqualTo(resume);
@@ -793,6 +815,7 @@ class HandOverModelTest {
           starts.put(e.getKey(), e.getValue()); // where the rewound reading begins
         }
       }
+      seeks.clear(); // followed above, from the commits
     }
 
     boolean readEverything() {
