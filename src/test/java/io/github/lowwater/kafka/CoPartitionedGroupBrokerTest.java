@@ -35,6 +35,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -69,6 +71,7 @@ class CoPartitionedGroupBrokerTest {
 
   private final List<String> rewrites = new ArrayList<>();
 
+  @Execution(ExecutionMode.CONCURRENT)
   @ParameterizedTest
   @EnumSource(GroupProtocol.class)
   void aGroupReconcilesTwoTopicsExactlyThroughScalingACrashAndARestart(GroupProtocol protocol) {
@@ -172,6 +175,7 @@ class CoPartitionedGroupBrokerTest {
    * move no commit; once one member leaves, the other has every task whole, reads both topics from
    * the beginning, and writes exactly the truth.
    */
+  @Execution(ExecutionMode.CONCURRENT)
   @org.junit.jupiter.api.Test
   void tasksSplitByTheAssignorAreHeldUntilOneMemberHasThemWhole() {
     String source = "split-source";

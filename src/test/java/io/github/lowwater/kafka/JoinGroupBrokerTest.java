@@ -33,6 +33,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -65,6 +67,7 @@ class JoinGroupBrokerTest {
   private final List<String> rewrites = new ArrayList<>();
   private final Set<String> lateReported = new HashSet<>();
 
+  @Execution(ExecutionMode.CONCURRENT)
   @ParameterizedTest
   @EnumSource(GroupProtocol.class)
   void aGroupJoinsTwoTopicsExactlyThroughScalingACrashAndARestart(GroupProtocol protocol) {

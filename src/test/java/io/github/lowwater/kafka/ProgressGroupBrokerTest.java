@@ -18,6 +18,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The progress group on the real broker (issue 33), under both group protocols: instances of one
@@ -39,12 +41,14 @@ class ProgressGroupBrokerTest {
     broker = LowwaterBroker.shared();
   }
 
+  @Execution(ExecutionMode.CONCURRENT)
   @Test
   void classicProgressGroupFollowsScalingAndACrashAndLeavesTheGroupsCommitsAlone()
       throws Exception {
     run("classic", Map.of());
   }
 
+  @Execution(ExecutionMode.CONCURRENT)
   @Test
   void kip848ProgressGroupFollowsScalingAndACrashAndLeavesTheGroupsCommitsAlone() throws Exception {
     run("kip848", Map.of("group.protocol", "consumer"));

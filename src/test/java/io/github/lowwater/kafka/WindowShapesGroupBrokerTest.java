@@ -31,6 +31,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -65,6 +67,7 @@ class WindowShapesGroupBrokerTest {
 
   private final List<String> rewrites = new ArrayList<>();
 
+  @Execution(ExecutionMode.CONCURRENT)
   @ParameterizedTest
   @EnumSource(GroupProtocol.class)
   void aGroupWritesDailyRowsInAZoneExactlyThroughScalingACrashAndARestart(GroupProtocol protocol) {
@@ -91,6 +94,7 @@ class WindowShapesGroupBrokerTest {
     assertThat(DAYS.endOf(dst) - dst).isEqualTo(Duration.ofHours(23).toMillis());
   }
 
+  @Execution(ExecutionMode.CONCURRENT)
   @ParameterizedTest
   @EnumSource(GroupProtocol.class)
   void aGroupWritesSlidingWindowRowsExactlyThroughScalingACrashAndARestart(GroupProtocol protocol) {
