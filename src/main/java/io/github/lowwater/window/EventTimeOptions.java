@@ -180,6 +180,10 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
    * results, an event is late iff {@code t + gap + grace <= watermark}, even if it would join a
    * live session (rule 56). For sliding windows an event is late iff {@code t + 1 + grace <=
    * watermark}, and one in its grace period also gives a row in each window it makes (rule 79).
+   * With {@link #perSourceLateness()} (tumbling and hopping windows, and {@code KafkaWindows} in
+   * {@code CO_PARTITIONED}, a reconciliation in a group) late updates are held instead: each key
+   * gets one final {@code LATE} row when the window retires, so that the rows do not depend on how
+   * the sources interleave (rule 72).
    *
    * @param grace the grace period, {@code >= 0}; converted once, saturating
    * @return this builder

@@ -175,6 +175,9 @@ final class PanedStore<K, R> {
    */
   private void foldOne(long start, long end, int id, Object value, boolean correction) {
     WindowEntries w = byStart.get(start);
+    if (w != null && w.correction != null) {
+      heldSumFits(correction ? w.correction : w, correction ? w : w.correction, id, value);
+    }
     boolean opened = w == null;
     if (opened) {
       w = pool.open(start, end, expectedKeys);
@@ -234,6 +237,10 @@ final class PanedStore<K, R> {
     try {
       for (int i = 0; i < count; i++) {
         WindowEntries w = byStart.get(firstStart + i * step);
+        if (w != null && w.correction != null) {
+          boolean correction = firstEnd + i * step <= correctionsThrough;
+          heldSumFits(correction ? w.correction : w, correction ? w : w.correction, id, value);
+        }
         if (w != null && firstEnd + i * step <= correctionsThrough) {
           w = w.correction; // null until the window has one
         }
@@ -309,6 +316,26 @@ final class PanedStore<K, R> {
               : WindowEntries.NO_MARK;
       nextFireMillis = Math.min(nextFireMillis, w.nextMarkMillis);
     }
+  }
+
+  /**
+   * Held late updates with a built-in {@code long} aggregator: throws, changing nothing, if folding
+   * {@code value} into {@code into} would leave a key whose on-time value and held correction no
+   * longer merge (a sum past the {@code long} range), so that a window never fails to retire.
+   *
+   * @throws ArithmeticException if they would not merge
+   */
+  private void heldSumFits(WindowEntries into, WindowEntries other, int id, Object value) {
+    if (longFold == null) {
+      return; // an object aggregator's merge is the user's: it may throw at retirement
+    }
+    int o = other.find(id);
+    if (o < 0) {
+      return;
+    }
+    int at = into.find(id);
+    long next = longFold.fold(at >= 0 ? into.longFound(at, id) : longFold.initial(), value);
+    longFold.merge(next, other.longFound(o, id));
   }
 
   /**
@@ -391,7 +418,10 @@ final class PanedStore<K, R> {
    * first get their {@code LATE} row, final, with the window's whole value (unless the window ends
    * by {@code writtenThrough}).
    *
-   * @throws ArithmeticException if merging a correction into the window overflows; nothing changes
+   * @throws RuntimeException if an object aggregator's {@code merge} throws: nothing changes, the
+   *     window waits in its grace period and retires at the next rise of the watermark (a built-in
+   *     {@code long} aggregator never throws here: a fold that would make the merge overflow is
+   *     refused when it comes)
    */
   private void retire(WindowEntries w, long writtenThrough) {
     if (w.correction != null) {

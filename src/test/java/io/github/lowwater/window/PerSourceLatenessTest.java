@@ -210,6 +210,34 @@ class PerSourceLatenessTest {
     assertThat(windows.stats().late()).isEqualTo(1);
   }
 
+  /**
+   * A held correction and the on-time value always merge: a fold that would make their sum leave
+   * the {@code long} range is refused when it comes (an {@link ArithmeticException}, nothing
+   * changes), whichever of the two it goes into, so that the window retires. Guards the failure of
+   * a merge that throws at retirement, from the call that moved the watermark, again at every rise.
+   */
+  @Test
+  void aFoldThatWouldOverflowTheHeldCorrectionIsRefusedAndTheWindowStillRetires() {
+    List<String> late = new ArrayList<>();
+    TumblingWindows<String, Long, Long> windows = graceWindows(late);
+    windows.add("slow", 0, "k", Long.MAX_VALUE - 10);
+    windows.add("fast", 12, "x", 1L); // fast's own watermark 12: [0, 10) is in its grace period
+    windows.add("fast", 3, "k", 5L); // held
+    long events = windows.events();
+    assertThatThrownBy(() -> windows.add("fast", 4, "k", 6L))
+        .isInstanceOf(ArithmeticException.class);
+    assertThatThrownBy(() -> windows.add("slow", 1, "k", 6L))
+        .isInstanceOf(ArithmeticException.class);
+    assertThat(windows.events()).isEqualTo(events);
+    windows.add("slow", 20, "s", 1L);
+    windows.add("fast", 20, "s", 1L);
+    assertThat(rows(windows))
+        .filteredOn(r -> r.startsWith("0 "))
+        .containsExactly(
+            "0 k=" + (Long.MAX_VALUE - 10) + " ON_TIME#0",
+            "0 k=" + (Long.MAX_VALUE - 5) + " LATE#1 final");
+  }
+
   /** How a run judges and rows late updates: the rule, and the two controls. */
   private enum Mode {
     /** Rule 72: per source, late updates held until the window retires. */
