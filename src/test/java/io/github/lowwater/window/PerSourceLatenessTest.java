@@ -199,9 +199,9 @@ class PerSourceLatenessTest {
     assertThat(rows(windows)).isEmpty();
     windows.add("slow", 9, "s", 1L); // shared 9: [0, 10) still open
     assertThat(rows(windows)).isEmpty();
-    windows.add("slow", 12, "s", 1L); // shared 12: the on-time row, on-time events only
+    windows.add("slow", 10, "s", 1L); // shared 10 = end: the on-time row, on-time events only
     assertThat(rows(windows)).containsExactly("0 s=2 ON_TIME#0", "0 k=11 ON_TIME#0");
-    windows.add("slow", 6, "k2", 7L); // slow's own 12: held, a key with no on-time row
+    windows.add("slow", 6, "k2", 7L); // slow's own 10: held, a key with no on-time row
     windows.add("slow", 14, "s", 1L); // shared 14 = end + G - 1: not retired yet
     assertThat(rows(windows)).isEmpty();
     windows.add("slow", 15, "s", 1L); // shared 15 = end + G: retires, one correction per key
