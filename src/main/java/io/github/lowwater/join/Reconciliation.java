@@ -15,7 +15,11 @@ import java.util.function.BiPredicate;
  * its window is sealed on both sides: a record that is merely delayed on one side is still folded
  * in, and only a record that is really missing gives {@code LEFT_ONLY} or {@code RIGHT_ONLY}. A
  * record of either side that arrives after its window closed takes the windows' late path, its
- * {@link Sided} value saying its side.
+ * {@link Sided} value saying its side. With a grace period, a record of its window's grace period
+ * corrects the row; in a consumer group ({@code KafkaWindows} with {@code
+ * ResultScope.CO_PARTITIONED}) such records are held until the window retires and each key gets one
+ * corrected {@code LATE} row (semantics rules 71 and 72): a replica's backlog read within the grace
+ * period turns the {@code LEFT_ONLY} rows of its outage into {@code MATCHED} ones.
  *
  * <p>Costs what the two side aggregators cost, plus one accumulator object per (window, key) and
  * one {@link Reconciled} per row. The comparison is called once per row, when the row is computed;

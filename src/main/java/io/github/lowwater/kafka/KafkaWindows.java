@@ -1575,7 +1575,12 @@ public final class KafkaWindows<K, V, R> {
     /**
      * Sets what one result covers. Default {@link ResultScope#PER_PARTITION}: exact in a consumer
      * group whatever its membership does. {@link ResultScope#MERGED} gives one row per (window,
-     * key) and is exact for a single consumer that owns every partition.
+     * key) and is exact for a single consumer that owns every partition. {@link
+     * ResultScope#CO_PARTITIONED} reads partition {@code i} of several topics as one task (a
+     * reconciliation); {@code build()} then refuses session windows, early results, {@code
+     * maxFutureSkew}, {@code idleTimeout} and a grace period on sliding windows, and a grace period
+     * on tumbling or hopping windows holds late updates until the window retires (semantics rules
+     * 72 and 73).
      *
      * @param resultScope the scope
      * @return this builder
@@ -1793,13 +1798,14 @@ public final class KafkaWindows<K, V, R> {
                       + " its next owner)"
                   : earlyResultsConfigured()
                       ? "early results"
-                      : graceConfigured()
-                          ? "a grace period"
+                      : graceConfigured() && timeDifference != null
+                          ? "a grace period on sliding windows"
                           : maxFutureSkewMillis >= 0 ? "maxFutureSkew" : null;
       if (what != null) {
         throw new IllegalStateException(
             "resultScope(CO_PARTITIONED) is for tumbling, hopping and sliding windows without early"
-                + " results, a grace period or maxFutureSkew, for now: "
+                + " results or maxFutureSkew, and a grace period only on tumbling and hopping"
+                + " windows, for now: "
                 + what
                 + " would let a task's rows depend on how its partitions interleave (semantics"
                 + " rule 72)");

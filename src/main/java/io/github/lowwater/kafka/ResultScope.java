@@ -38,8 +38,11 @@ public enum ResultScope {
    * checkpoint: whichever instance owns a task, it writes the same rows. {@code source()} is the
    * task's partition of the first subscribed topic in name order. The topics must have equal
    * partition counts and the same key partitioning; an instance that holds only some partitions of
-   * a task (an assignor that does not co-partition) holds the task (semantics rule 73). Tumbling
-   * and hopping windows without early results, a grace period or the future guard, for now.
+   * a task (an assignor that does not co-partition) holds the task (semantics rule 73). Tumbling,
+   * hopping and sliding windows without early results or the future guard, for now. A grace period
+   * (tumbling and hopping) holds each late update until its window retires, then gives each key
+   * with one a final {@code LATE} row at its next index (semantics rule 72): a replica's backlog
+   * read within the grace period corrects the rows its outage made one-sided.
    */
   CO_PARTITIONED
 }

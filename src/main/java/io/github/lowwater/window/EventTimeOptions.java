@@ -180,6 +180,10 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
    * results, an event is late iff {@code t + gap + grace <= watermark}, even if it would join a
    * live session (rule 56). For sliding windows an event is late iff {@code t + 1 + grace <=
    * watermark}, and one in its grace period also gives a row in each window it makes (rule 79).
+   * With {@link #perSourceLateness()} (tumbling and hopping windows, and {@code KafkaWindows} in
+   * {@code CO_PARTITIONED}, a reconciliation in a group) late updates are held instead: each key
+   * gets one final {@code LATE} row when the window retires, so that the rows do not depend on how
+   * the sources interleave (rule 72).
    *
    * @param grace the grace period, {@code >= 0}; converted once, saturating
    * @return this builder
@@ -203,14 +207,24 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
    * interleaving of the same sources' events gives the same rows: what a consumer group needs when
    * one set of windows reads several partitions (two topics' partition {@code i} in {@code
    * KafkaWindows}' co-partitioned scope). A fast source's events become late as they would in
-   * windows of their own, however far the slow sources lag. Off by default. Tumbling and hopping
-   * windows (kept whole, so that an event stays out of the windows its own source has passed)
-   * without early results or a grace period, for now: a session can still merge with an event its
-   * own source has passed, and panes carry values as of the moment they fire; {@code build()}
-   * refuses the combination.
+   * windows of their own, however far the slow sources lag. Off by default. Tumbling, hopping (kept
+   * whole, so that an event stays out of the windows its own source has passed) and sliding
+   * windows, without early results: a session can still merge with an event its own source has
+   * passed, and an early row carries a value as of the moment it fires; {@code build()} refuses
+   * those combinations.
+   *
+   * <p>With a {@link #grace(Duration) grace period} {@code G} (tumbling and hopping windows), late
+   * updates are held: an event whose window ends at or below its own source's watermark, less than
+   * {@code G} below it, goes into the window's held correction, even before the window's on-time
+   * row; the on-time row (not final) holds the on-time events only, when the shared watermark
+   * reaches the end; when the shared watermark reaches {@code end + G} the window retires, and each
+   * key with a held late update gets one {@code LATE} row, final, with the whole value and its next
+   * index. Every row and index then depends on each source's own events alone. The cost: a
+   * correction comes when the grace period ends, not at once.
    *
    * @return this builder
-   * @throws IllegalStateException if it was already set
+   * @throws IllegalStateException if it was already set (and at {@code build()}, for session
+   *     windows, with early results, or with a grace period on sliding windows)
    */
   public B perSourceLateness() {
     Checks.requireUnset(
@@ -218,6 +232,13 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
     this.perSourceLateness = Boolean.TRUE;
     return self();
   }
+
+  /**
+   * Whether late updates judged per source are held until their window retires (rule 72). Only a
+   * test turns it off, to show that a {@code LATE} row per event at once depends on how the sources
+   * interleave.
+   */
+  boolean holdLateUpdates = true;
 
   /** Returns whether {@link #perSourceLateness()} was set. */
   final boolean perSourceLatenessSet() {
@@ -229,8 +250,9 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
    *
    * @param kind the kind being built, for the message
    * @param supported whether the kind supports it
+   * @param graceSupported whether the kind holds late updates until its windows retire (rule 72)
    */
-  final void checkPerSourceLateness(String kind, boolean supported) {
+  final void checkPerSourceLateness(String kind, boolean supported, boolean graceSupported) {
     if (perSourceLateness == null) {
       return;
     }
@@ -240,12 +262,17 @@ public abstract class EventTimeOptions<B extends EventTimeOptions<B>> {
               + kind
               + " (semantics rule 72)");
     }
-    if (paned()) {
+    if (earlyResults != null) {
       throw new IllegalStateException(
-          "perSourceLateness does not combine with early results or a grace period (semantics"
-              + " rule 72): earlyResults "
-              + earlyResults
-              + ", grace "
+          "perSourceLateness does not combine with early results (semantics rule 72): an early"
+              + " row's value depends on how the sources interleave; earlyResults "
+              + earlyResults);
+    }
+    if (!graceSupported && graceMillis() > 0) {
+      throw new IllegalStateException(
+          "perSourceLateness with a grace period is for tumbling and hopping windows, not "
+              + kind
+              + " (semantics rule 72): grace "
               + grace);
     }
   }

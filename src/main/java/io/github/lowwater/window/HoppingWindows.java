@@ -83,7 +83,16 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     boolean paned = builder.paned() || builder.perSourceLatenessSet();
     this.pool = new WindowQueue<>(keys, aggregator, longFold != null, paned, counters);
     this.whole =
-        paned ? new PanedStore<>(keys, pool, counters, aggregator, earlyMillis, graceMillis) : null;
+        paned
+            ? new PanedStore<>(
+                keys,
+                pool,
+                counters,
+                aggregator,
+                earlyMillis,
+                graceMillis,
+                perSourceLateness() && builder.holdLateUpdates)
+            : null;
     this.slices = paned ? null : new HoppingSlices<>(shape, keys, pool, counters, aggregator);
   }
 
@@ -193,6 +202,7 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
         key,
         value,
         watermark,
+        tracker.watermark(),
         writtenThroughMillis,
         newestMillis());
     if (firstLeft != first) {
@@ -320,7 +330,7 @@ public final class HoppingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
      *     more than {@link #MAX_WINDOWS_PER_EVENT} windows ({@code ceil(size / advance)})
      */
     public <K, W extends V> HoppingWindows<K, W, R> build() {
-      checkPerSourceLateness("hopping windows", true);
+      checkPerSourceLateness("hopping windows", true, true);
       requireMerging("hopping windows");
       long windowsPerEvent =
           (sizeMillis + advanceMillis - 1) / advanceMillis; // no overflow: <= size

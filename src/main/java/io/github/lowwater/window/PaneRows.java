@@ -54,6 +54,14 @@ final class PaneRows<K, R> {
     counters.lateUpdate();
   }
 
+  /**
+   * The row of a held correction of key {@code id}, merged into {@code w} as it retires: {@code
+   * LATE}, final (the window has no row after it); its late updates were counted as they came.
+   */
+  void correction(WindowEntries w, int id) {
+    row(w, w.positionOf(id), id, Timing.LATE, true);
+  }
+
   private void row(WindowEntries w, int position, int id, Timing timing, boolean isFinal) {
     Object key = keys.key(id);
     int slot = w.markSlot(position, id);

@@ -388,7 +388,7 @@ public final class SessionWindows<K, V, R> extends EventTimeWindows<K, V, R> {
      *     Aggregator#merge}
      */
     public <K, W extends V> SessionWindows<K, W, R> build() {
-      checkPerSourceLateness("session windows", false);
+      checkPerSourceLateness("session windows", false, false);
       requireMerging("session windows");
       return new SessionWindows<K, W, R>(this);
     }

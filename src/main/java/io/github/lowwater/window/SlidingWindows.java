@@ -268,7 +268,7 @@ public final class SlidingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
      *     a grace period
      */
     public <K, W extends V> SlidingWindows<K, W, R> build() {
-      checkPerSourceLateness("sliding windows", true);
+      checkPerSourceLateness("sliding windows", true, false);
       return new SlidingWindows<K, W, R>(this);
     }
   }

@@ -94,7 +94,14 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
     this.windows = new SliceStore(assigner, keys, queue, counters, aggregator);
     this.panes =
         paned
-            ? new PanedStore<>(keys, queue, counters, aggregator, earlyMillis, graceMillis)
+            ? new PanedStore<>(
+                keys,
+                queue,
+                counters,
+                aggregator,
+                earlyMillis,
+                graceMillis,
+                perSourceLateness() && builder.holdLateUpdates)
             : null;
   }
 
@@ -203,6 +210,7 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
           key,
           value,
           watermark,
+          tracker.watermark(),
           writtenThroughMillis,
           newestMillis());
       return;
@@ -349,7 +357,7 @@ public final class TumblingWindows<K, V, R> extends EventTimeWindows<K, V, R> {
      *     keeps a copy of the accumulator, made by merging it into a new one)
      */
     public <K, W extends V> TumblingWindows<K, W, R> build() {
-      checkPerSourceLateness("tumbling windows", true);
+      checkPerSourceLateness("tumbling windows", true, true);
       if (paned() && !(aggregator instanceof LongFold)) {
         requireMerging("early results and a grace period");
       }

@@ -47,6 +47,13 @@ final class WindowEntries {
 
   static final long MARK_UNSET = Long.MIN_VALUE;
 
+  /**
+   * With a grace period judged per source (rule 72): the window's held correction, the events
+   * within its grace period for their own source, kept apart from the on-time ones until the window
+   * retires; null while there is none. Owned by {@link PanedStore}.
+   */
+  WindowEntries correction;
+
   /** With panes: each key's rows; null without (and then the window may turn dense). */
   final PaneMarks marks;
 
@@ -89,6 +96,7 @@ final class WindowEntries {
    */
   WindowEntries reset(long start, long end, int expectedKeys, int idBound) {
     dropAccumulators();
+    this.correction = null;
     this.start = start;
     this.end = end;
     this.nextMarkMillis = MARK_UNSET;

@@ -176,6 +176,85 @@ class KafkaWindowsCoPartitionedTest {
         .isGreaterThan(T0.plus(Duration.ofMinutes(12)).toEpochMilli());
   }
 
+  /**
+   * Issue 45, item 7: a replica that stops. With the default quiet period (90 s) its windows are
+   * reported as the source's alone ({@code LEFT_ONLY}, {@code ON_TIME}, index 0, not final); its
+   * backlog, read within the grace period of an hour, is held (rule 72) and corrects each window
+   * once, when the task's watermark reaches {@code end + grace}: a {@code MATCHED} row at index 1,
+   * {@code LATE} and final. A backlog record past the grace period takes the late path. Guards the
+   * failure reported: {@code CO_PARTITIONED} refused a grace period, so the backlog went to the
+   * late path and the wrong rows were never corrected.
+   */
+  @Test
+  void aReplicasBacklogWithinTheGracePeriodCorrectsTheRowsItsOutageMadeSourceOnly() {
+    MockConsumer<String, String> consumer = consumer(1, 1);
+    KafkaWindows<String, Sided<Long, Long>, Reconciled<Long, Long>> windows =
+        builder().grace(Duration.ofHours(1)).consumer(consumer).build();
+    consumer.subscribe(List.of(SOURCE, TARGET), windows.rebalanceListener());
+    consumer.updateBeginningOffsets(Map.of(S0, 0L, T0P, 0L));
+    consumer.rebalance(List.of(S0, T0P));
+    assertThat(
+            panes(
+                windows,
+                List.of(
+                    record(S0, 0, 1, "a", 5),
+                    record(T0P, 0, 1, "a", 5),
+                    record(S0, 1, 6, "b", 2),
+                    record(S0, 2, 12, "z", 0))))
+        .isEmpty();
+    // Both go quiet, the replica for good: after the quiet period each own watermark rises to
+    // wall - lateness (minute 29), and every window of the outage is reported as the source's.
+    clock.advance(Duration.ofSeconds(89));
+    assertThat(panes(windows, List.of())).isEmpty();
+    clock.advance(Duration.ofSeconds(2));
+    assertThat(panes(windows, List.of()))
+        .containsExactly(
+            "0 a MATCHED ON_TIME#0", "5 b LEFT_ONLY ON_TIME#0", "10 z LEFT_ONLY ON_TIME#0");
+    // The backlog: minute 6 is within the grace period of [5, 10) for the replica's own watermark
+    // (10 <= 29 < 70): held. Nothing is written until the window retires.
+    assertThat(panes(windows, List.of(record(T0P, 1, 6, "b", 2)))).isEmpty();
+    assertThat(late).isEmpty();
+    // Both sides run on to minute 69: the task's watermark is 68 < 10 + 60, still held.
+    assertThat(panes(windows, List.of(record(S0, 3, 69, "y", 0), record(T0P, 2, 69, "y", 0))))
+        .doesNotContain("5 b MATCHED LATE#1 final");
+    // Minute 71: the watermark reaches 70 = end + grace, the window retires with its correction.
+    assertThat(panes(windows, List.of(record(S0, 4, 71, "x", 0), record(T0P, 3, 71, "x", 0))))
+        .contains("5 b MATCHED LATE#1 final")
+        .doesNotContain("0 a MATCHED LATE#1 final");
+    // A backlog record of [5, 10) now is past the grace period: the late path.
+    panes(windows, List.of(record(T0P, 4, 7, "b", 1)));
+    assertThat(late).containsExactly("LATE target-0@4");
+  }
+
+  /** One turn of the loop: the rows as "start key status timing#index[ final]". */
+  List<String> panes(
+      KafkaWindows<String, Sided<Long, Long>, Reconciled<Long, Long>> windows,
+      List<ConsumerRecord<String, String>> records) {
+    windows.onPoll(
+        KafkaWindowsTest.recordsOf(records),
+        ConsumerRecord::key,
+        r ->
+            r.topic().equals(SOURCE)
+                ? Sided.left(Long.parseLong(r.value()))
+                : Sided.right(Long.parseLong(r.value())));
+    List<String> rows = new ArrayList<>();
+    for (WindowResult<String, Reconciled<Long, Long>> w : windows.pollFinalized()) {
+      long minute = Duration.between(T0, Instant.ofEpochMilli(w.start())).toMinutes();
+      rows.add(
+          minute
+              + " "
+              + w.key()
+              + " "
+              + w.value().status()
+              + " "
+              + w.timing()
+              + "#"
+              + w.index()
+              + (w.isFinal() ? " final" : ""));
+    }
+    return rows;
+  }
+
   @Test
   void aRecordIsJudgedAgainstItsOwnPartitionsWatermarkNotItsTasks() {
     MockConsumer<String, String> consumer = consumer(2, 2);
@@ -237,11 +316,11 @@ class KafkaWindowsCoPartitionedTest {
     MockConsumer<String, String> consumer = consumer(1, 1);
     String prefix =
         "resultScope(CO_PARTITIONED) is for tumbling, hopping and sliding windows without early"
-            + " results, a grace period or maxFutureSkew, for now: ";
+            + " results or maxFutureSkew, and a grace period only on tumbling and hopping"
+            + " windows, for now: ";
     List<Consumer<KafkaWindows.Builder<Sided<Long, Long>, Reconciled<Long, Long>>>> options =
         List.of(
             b -> b.earlyResults(Duration.ofMinutes(1)),
-            b -> b.grace(Duration.ofMinutes(1)),
             b -> b.maxFutureSkew(Duration.ofMinutes(1)),
             b -> b.idleTimeout(Duration.ofMinutes(1)));
     List<String> refused = new ArrayList<>();
@@ -253,7 +332,19 @@ class KafkaWindowsCoPartitionedTest {
           .hasMessageStartingWith(prefix)
           .satisfies(e -> refused.add(e.getMessage().substring(prefix.length()).split(" ")[0]));
     }
-    assertThat(refused).containsExactly("early", "a", "maxFutureSkew", "idleTimeout");
+    assertThat(refused).containsExactly("early", "maxFutureSkew", "idleTimeout");
+    // Issue 45, item 7: a grace period is kept exact on tumbling and hopping windows (rule 72's
+    // held late updates), and still refused on sliding windows, which do not hold them.
+    assertThat(builder().consumer(consumer).grace(Duration.ofMinutes(1)).build()).isNotNull();
+    var sliding =
+        KafkaWindows.sliding(
+                Duration.ofMinutes(1),
+                Reconciliation.of(Aggregators.sumLong(), Aggregators.sumLong(), Long::equals))
+            .resultScope(ResultScope.CO_PARTITIONED)
+            .grace(Duration.ofMinutes(1))
+            .consumer(consumer);
+    assertThatThrownBy(sliding::build)
+        .hasMessageStartingWith(prefix + "a grace period on sliding windows");
     var sessions =
         KafkaWindows.sessions(
                 Duration.ofMinutes(1),
