@@ -173,6 +173,34 @@ class KafkaJoinQuietAdvanceTest {
     assertThat(join.quietAdvances()).isOne();
   }
 
+  /**
+   * Rule 74 (rule 61's bound): a checkpoint carries at most 16 raises; with a 17th since the
+   * committed offset, the commit stays at the last checkpoint that carried them all.
+   */
+  @Test
+  void moreRaisesThanACheckpointCarriesKeepTheLastCommitThatCarriedThemAll() {
+    KafkaJoinTest.Consumer consumer = new KafkaJoinTest.Consumer();
+    KafkaJoin<String, String, String, String> join = join(consumer, null);
+    Map<TopicPartition, OffsetAndMetadata> last = Map.of();
+    for (int k = 0; k <= WallClockHistory.MAX_ENTRIES; k++) {
+      // A right record above the wall clock waits (the left side holds the task) and is pinned;
+      // then the right side is silent for the quiet period while the left one sends.
+      feed(join, rec(R0, k, 5_000L * k + 4_000, "r" + k));
+      clock.advance(QUIET);
+      feed(join, rec(L0, k, k, "l" + k));
+      join.pollResults();
+      assertThat(join.quietAdvances()).isEqualTo(k + 1);
+      if (k < WallClockHistory.MAX_ENTRIES) {
+        last = join.committableOffsets();
+        assertThat(last.get(R0).offset()).isZero();
+        assertThat(last.get(R0).metadata().split(";h=")[1].split(",")).hasSize(k + 1);
+      }
+    }
+    assertThat(join.committableOffsets())
+        .as("17 raises since offset 0: not carried")
+        .isEqualTo(last);
+  }
+
   /** A quiet period the clock never reaches turns the rule off: the task is held, as before. */
   @Test
   void aQuietPeriodOfForeverTurnsTheAdvanceOff() {
