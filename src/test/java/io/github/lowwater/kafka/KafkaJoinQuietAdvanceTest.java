@@ -77,6 +77,34 @@ class KafkaJoinQuietAdvanceTest {
   }
 
   /**
+   * Rule 74 (rule 73's never-sent partition, for a join): a partition that has never sent counts as
+   * having its task's newest watermark, and it has a read position (where the consumer stood when
+   * the task was formed), so it is raised there and does not hold its task; the raise is in its
+   * committed watermark, and the next owner judges its first record by it.
+   */
+  @Test
+  void aPartitionThatNeverSentIsRaisedAtItsReadPositionAndDoesNotHoldItsTask() {
+    KafkaJoinTest.Consumer first = new KafkaJoinTest.Consumer();
+    KafkaJoin<String, String, String, String> a = join(first, null);
+    feed(a, rec(L0, 0, 0, "a"));
+    clock.advance(QUIET);
+    feed(a, rec(L0, 1, 100, "b"));
+    assertThat(a.quietAdvances()).isOne();
+    assertThat(a.pollResults()).extracting(KafkaJoinRow::id).containsExactly("0/0/-1");
+    Map<TopicPartition, OffsetAndMetadata> commit = a.committableOffsets();
+    assertThat(commit.get(R0).offset()).isZero();
+    assertThat(commit.get(R0).metadata())
+        .isEqualTo("lj1;w=" + (T0 + 4_980) + ";c=2:0:" + (T0 + 80));
+
+    KafkaJoinTest.Consumer second = new KafkaJoinTest.Consumer();
+    second.group.putAll(commit);
+    KafkaJoin<String, String, String, String> b = join(second, null);
+    feed(b, rec(L0, 1, 100, "b"), rec(R0, 0, 95, "b")); // would pair with b, but below 4,980
+    assertThat(b.late(JoinSide.RIGHT)).isOne();
+    assertThat(b.pollResults()).isEmpty();
+  }
+
+  /**
    * Rule 74 (rule 28's bound): a lag of exactly the bound still raises; one millisecond more not.
    */
   @Test
