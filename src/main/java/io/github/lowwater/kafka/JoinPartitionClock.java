@@ -67,23 +67,43 @@ final class JoinPartitionClock {
   }
 
   /**
-   * Returns whether the partition's own watermark should rise to the wall clock less the allowed
-   * lateness now: its rule is on, it has been read through its predecessors' position, it is quiet
-   * and its watermark (or, with none, its task's newest) lags the wall clock by at most the bound.
+   * Applies the quiet-period rule at the end of a poll: returns the watermark to raise the
+   * partition's own to, {@code raisedMillis}, and records the raise at {@code position}; or {@link
+   * #NO_RAISE}. It raises when the rule is on, the partition is not paused (a paused poll restarts
+   * the quiet period), it has been read through its predecessors' position, the raise moves its
+   * watermark, and it is quiet with its watermark (or, with none, its task's newest) lagging the
+   * wall clock by at most the bound ({@link QuietAdvance#due}).
    *
    * @param position the partition's read position
-   * @param judgedMillis its own watermark, or its task's newest if it has none
+   * @param ownMillis its own watermark, {@link WatermarkTracker#UNSEEN} if it has none
+   * @param newestMillis its task's newest own watermark
+   * @param raisedMillis the wall clock less the allowed lateness
+   * @param paused whether the caller has the partition paused
    */
-  boolean due(long position, long nowNanos, long judgedMillis, long wallMillis) {
-    return quiet != null
-        && position >= readThroughOffset
-        && judgedMillis != WatermarkTracker.NO_WATERMARK
-        && quiet.due(nowNanos, judgedMillis, wallMillis);
-  }
-
-  /** Records a raise to {@code watermarkMillis} before the record at {@code position}. */
-  void raised(long position, long watermarkMillis) {
-    carried.raised(position, watermarkMillis);
+  long quietRaise(
+      long position,
+      long ownMillis,
+      long newestMillis,
+      long raisedMillis,
+      long nowNanos,
+      long wallMillis,
+      boolean paused) {
+    if (quiet == null) {
+      return NO_RAISE;
+    }
+    if (paused) {
+      quiet.activity(nowNanos); // paused time is not quiet (rule 28)
+      return NO_RAISE;
+    }
+    long judged = ownMillis == WatermarkTracker.UNSEEN ? newestMillis : ownMillis;
+    if (ownMillis >= raisedMillis
+        || position < readThroughOffset
+        || judged == WatermarkTracker.NO_WATERMARK
+        || !quiet.due(nowNanos, judged, wallMillis)) {
+      return NO_RAISE;
+    }
+    carried.raised(position, raisedMillis);
+    return raisedMillis;
   }
 
   /**

@@ -205,42 +205,30 @@ final class JoinTask<K, L, R, O> {
     replayTo(false, rightPosition);
     if (spec.quietAdvance()) {
       long raised = TimeMath.saturatedSubtract(wallMillis, spec.allowedLatenessMillis());
-      long newest = Math.max(join.sourceWatermark(leftSource), join.sourceWatermark(rightSource));
-      quiet(
-          left, leftClock, leftSource, leftPosition, raised, newest, nowNanos, wallMillis, paused);
-      quiet(
-          right,
-          rightClock,
+      long ownLeft = join.sourceWatermark(leftSource);
+      long ownRight = join.sourceWatermark(rightSource);
+      long newest = Math.max(ownLeft, ownRight);
+      raise(
+          leftSource,
+          leftClock.quietRaise(
+              leftPosition, ownLeft, newest, raised, nowNanos, wallMillis, paused.contains(left)));
+      raise(
           rightSource,
-          rightPosition,
-          raised,
-          newest,
-          nowNanos,
-          wallMillis,
-          paused);
+          rightClock.quietRaise(
+              rightPosition,
+              ownRight,
+              newest,
+              raised,
+              nowNanos,
+              wallMillis,
+              paused.contains(right)));
     }
     release();
   }
 
-  private void quiet(
-      TopicPartition tp,
-      JoinPartitionClock clock,
-      WatermarkTracker.Source source,
-      long position,
-      long raised,
-      long newest,
-      long nowNanos,
-      long wallMillis,
-      Set<TopicPartition> paused) {
-    if (paused.contains(tp)) {
-      clock.activity(nowNanos); // paused time is not quiet (rule 28)
-      return;
-    }
-    long own = join.sourceWatermark(source);
-    long judged = own == WatermarkTracker.UNSEEN ? newest : own;
-    if (own < raised && clock.due(position, nowNanos, judged, wallMillis)) {
-      join.punctuate(source, raised);
-      clock.raised(position, raised);
+  private void raise(WatermarkTracker.Source source, long watermarkMillis) {
+    if (watermarkMillis != JoinPartitionClock.NO_RAISE) {
+      join.punctuate(source, watermarkMillis);
       counters.quietAdvances++;
     }
   }
