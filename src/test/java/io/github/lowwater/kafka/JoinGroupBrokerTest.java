@@ -79,22 +79,15 @@ class JoinGroupBrokerTest {
             GroupClients.consumer(broker.bootstrapServers(), groupId, protocol), protocol);
     Map<TopicPartition, Long> ends = new HashMap<>();
     try (TestGroup<String, String, KafkaJoin<String, String, String, String>> group =
-        new TestGroup<>(
+        group(
             config,
-            new StringDeserializer(),
-            new StringDeserializer(),
-            List.of(orders, payments),
-            consumer ->
-                KafkaJoin.<String, String, String, String>builder(
-                        INTERVAL, (k, o, p) -> k + ":" + o + "|" + p)
-                    .type(JoinType.OUTER)
+            orders,
+            payments,
+            b ->
+                b.type(JoinType.OUTER)
                     .allowedLateness(LATENESS)
-                    .topics(orders, payments)
-                    .consumer(consumer)
                     .lateHandler(
-                        (side, source, t, wm, key, value) -> lateReported.add((String) value))
-                    .build(),
-            KafkaJoin::rebalanceListener)) {
+                        (side, source, t, wm, key, value) -> lateReported.add((String) value)))) {
       var a = group.join();
       var b = group.join();
       produce(orders, payments, 0, 150, ends);
@@ -156,21 +149,14 @@ class JoinGroupBrokerTest {
             GroupClients.consumer(broker.bootstrapServers(), "join-quiet", GroupProtocol.CLASSIC),
             GroupProtocol.CLASSIC);
     try (TestGroup<String, String, KafkaJoin<String, String, String, String>> group =
-        new TestGroup<>(
+        group(
             config,
-            new StringDeserializer(),
-            new StringDeserializer(),
-            List.of(orders, payments),
-            consumer ->
-                KafkaJoin.<String, String, String, String>builder(
-                        INTERVAL, (k, o, p) -> k + ":" + o + "|" + p)
-                    .type(JoinType.LEFT)
+            orders,
+            payments,
+            b ->
+                b.type(JoinType.LEFT)
                     .allowedLateness(Duration.ofMillis(500))
-                    .quietAdvanceAfter(Duration.ofSeconds(1))
-                    .topics(orders, payments)
-                    .consumer(consumer)
-                    .build(),
-            KafkaJoin::rebalanceListener)) {
+                    .quietAdvanceAfter(Duration.ofSeconds(1)))) {
       var member = group.join();
       group.awaitStable(DEADLINE, this::loop);
       long sent = System.currentTimeMillis();
@@ -198,6 +184,29 @@ class JoinGroupBrokerTest {
           .startsWith("q1:");
       assertThat(Long.parseLong(history.substring(3).split(",")[0])).isGreaterThan(sent + 3_000);
     }
+  }
+
+  /** A group whose members join orders with payments, each built by {@code options}. */
+  private static TestGroup<String, String, KafkaJoin<String, String, String, String>> group(
+      Map<String, Object> config,
+      String orders,
+      String payments,
+      java.util.function.Consumer<KafkaJoin.Builder<String, String, String, String>> options) {
+    return new TestGroup<>(
+        config,
+        new StringDeserializer(),
+        new StringDeserializer(),
+        List.of(orders, payments),
+        consumer -> {
+          KafkaJoin.Builder<String, String, String, String> b =
+              KafkaJoin.<String, String, String, String>builder(
+                      INTERVAL, (k, o, p) -> k + ":" + o + "|" + p)
+                  .topics(orders, payments)
+                  .consumer(consumer);
+          options.accept(b);
+          return b.build();
+        },
+        KafkaJoin::rebalanceListener);
   }
 
   /** One turn of the loop in KafkaJoin's javadoc: hand the poll over, write, commit. */
