@@ -27,10 +27,20 @@ import java.util.List;
  * the next reader, as after a failed commit), until the committed offsets pass enough claims for it
  * to fit again.
  *
- * <p>Format: {@code lj1;w=<watermark>;c=<nLeft>:<nRight>:<e>[,...]}, decimal longs, newest claim
- * first, ASCII: at most {@code 29 + 61 * claims - 1} characters (a 20-character watermark, claims
- * of two 19-digit offsets and a 20-character {@code e}), so at most 66 claims in {@link
- * #MAX_BYTES}. Immutable.
+ * <p>A checkpoint also carries the partition's quiet-period raises after its committed offset
+ * (semantics rule 74; {@link WallClockHistory}'s {@code q<offset>:<watermark>} entries, at most
+ * {@link WallClockHistory#MAX_ENTRIES}), so that the next owner replays each one when its read
+ * position reaches that offset. Unlike the claims, the history is the partition's own: the task
+ * unites the claims of both partitions, never their histories.
+ *
+ * <p>Format: {@code lj1;w=<watermark>;c=<nLeft>:<nRight>:<e>[,...][;h=q<offset>:<w>[,...]]},
+ * decimal longs, newest claim first, ASCII. The field {@code h} is written only when there is a
+ * raise to carry, so a checkpoint without one is the one versions before it wrote, and they read;
+ * they read one with {@code h} as no checkpoint (a WARN, the partition starts from its committed
+ * offset without one). At most {@code 29 + 61 * claims - 1} characters without {@code h} (a
+ * 20-character watermark, claims of two 19-digit offsets and a 20-character {@code e}), so at most
+ * 66 claims in {@link #MAX_BYTES}; {@code h} adds at most {@code 3 + 16 * 41 + 15 = 674} (entries
+ * of a 19-digit offset and a 20-character watermark), so 55 claims with a full history. Immutable.
  */
 final class JoinCheckpoint {
 
@@ -42,14 +52,18 @@ final class JoinCheckpoint {
    */
   static final int MAX_BYTES = 4096;
 
-  static final JoinCheckpoint NONE = new JoinCheckpoint(WatermarkTracker.UNSEEN, new long[0][]);
+  static final JoinCheckpoint NONE = new JoinCheckpoint(WatermarkTracker.UNSEEN, new long[0][], "");
 
   private final long watermarkMillis;
   private final long[][] claims; // {nLeft, nRight, e}, newest first
 
-  private JoinCheckpoint(long watermarkMillis, long[][] claims) {
+  /** The partition's raises after the committed offset, {@link WallClockHistory}'s; "" for none. */
+  private final String history;
+
+  private JoinCheckpoint(long watermarkMillis, long[][] claims, String history) {
     this.watermarkMillis = watermarkMillis;
     this.claims = claims;
+    this.history = history;
   }
 
   /**
@@ -77,7 +91,7 @@ final class JoinCheckpoint {
         kept.add(all.get(i));
       }
     }
-    return new JoinCheckpoint(watermarkMillis, kept.toArray(new long[0][]));
+    return new JoinCheckpoint(watermarkMillis, kept.toArray(new long[0][]), "");
   }
 
   /**
@@ -97,9 +111,12 @@ final class JoinCheckpoint {
     return false;
   }
 
-  /** These claims, with a partition's own watermark before its committed offset. */
-  JoinCheckpoint withWatermark(long watermarkMillis) {
-    return new JoinCheckpoint(watermarkMillis, claims);
+  /**
+   * These claims, with a partition's own watermark before its committed offset and its raises after
+   * it ({@code ""} for none).
+   */
+  JoinCheckpoint of(long watermarkMillis, String history) {
+    return new JoinCheckpoint(watermarkMillis, claims, history);
   }
 
   /** The union of two partitions' checkpoints' claims (each claim is true), with this watermark. */
@@ -114,11 +131,30 @@ final class JoinCheckpoint {
         all.add(c);
       }
     }
-    return new JoinCheckpoint(watermarkMillis, all.toArray(new long[0][]));
+    return new JoinCheckpoint(watermarkMillis, all.toArray(new long[0][]), history);
   }
 
   long watermarkMillis() {
     return watermarkMillis;
+  }
+
+  /** The partition's quiet-period raises after the committed offset; {@code ""} for none. */
+  String history() {
+    return history;
+  }
+
+  /**
+   * How far the owners that made these claims had read this side: the highest claimed position, or
+   * {@code 0} without claims. The records below it exist, so the side is not quiet before this
+   * owner has read them (rule 28's condition, in rule 74).
+   */
+  long readThrough(JoinSide side) {
+    int n = side == JoinSide.LEFT ? 0 : 1;
+    long through = 0;
+    for (long[] c : claims) {
+      through = Math.max(through, c[n]);
+    }
+    return through;
   }
 
   int claimCount() {
@@ -167,6 +203,9 @@ final class JoinCheckpoint {
       b.append(i == 0 ? "" : ",").append(claims[i][0]).append(':').append(claims[i][1]);
       b.append(':').append(claims[i][2]);
     }
+    if (!history.isEmpty()) {
+      b.append(";h=").append(history);
+    }
     return b.toString();
   }
 
@@ -180,7 +219,14 @@ final class JoinCheckpoint {
     }
     try {
       String[] parts = metadata.substring(PREFIX.length()).split(";", -1);
-      if (parts.length != 2 || !parts[0].startsWith("w=") || !parts[1].startsWith("c=")) {
+      if (parts.length < 2
+          || parts.length > 3
+          || !parts[0].startsWith("w=")
+          || !parts[1].startsWith("c=")) {
+        return null;
+      }
+      String history = parts.length == 3 ? history(parts[2]) : "";
+      if (history == null) {
         return null;
       }
       long watermark = Long.parseLong(parts[0].substring(2));
@@ -193,10 +239,24 @@ final class JoinCheckpoint {
         }
         claims.add(new long[] {Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2])});
       }
-      return new JoinCheckpoint(watermark, claims.toArray(new long[0][]));
+      return new JoinCheckpoint(watermark, claims.toArray(new long[0][]), history);
     } catch (NumberFormatException e) {
       return null;
     }
+  }
+
+  /**
+   * The entries of a field {@code h=...}, or {@code null} if it is not one: quiet-period raises
+   * only, as {@link WallClockHistory#invalid} checks them (a join takes no guard readings).
+   */
+  private static String history(String field) {
+    if (!field.startsWith("h=")) {
+      return null;
+    }
+    String entries = field.substring(2);
+    boolean valid =
+        WallClockHistory.invalid(entries) == null && entries.indexOf(WallClockHistory.GUARD) < 0;
+    return valid ? entries : null;
   }
 
   @Override

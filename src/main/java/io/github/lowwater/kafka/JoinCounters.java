@@ -29,6 +29,9 @@ final class JoinCounters {
   /** Records with a null value. */
   volatile long skipped;
 
+  /** Quiet-period advances of a partition's own watermark taken here (replays not counted). */
+  volatile long quietAdvances;
+
   /** Records of partitions without a formed task, read again once it is formed. */
   volatile long ignored;
 }

@@ -15,6 +15,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -27,7 +28,11 @@ import org.apache.kafka.common.TopicPartition;
  * to commit with their {@link JoinCheckpoint}s. Built from the two partitions' committed
  * checkpoints, it restores each partition's own watermark as a punctuation (so the re-read records
  * get the verdicts they had) and does not emit again the rows the checkpoints' claims say were
- * emitted. Writer thread only.
+ * emitted. Each partition has its own quiet-period rule and history ({@link JoinPartitionClock}): a
+ * partition silent for the quiet period has its own watermark raised to the wall clock less the
+ * allowed lateness (a punctuation of its source), recorded at its read position and carried in its
+ * checkpoint, and a new owner replays its predecessor's raises where they were taken (rule 74).
+ * Writer thread only.
  */
 final class JoinTask<K, L, R, O> {
 
@@ -42,7 +47,16 @@ final class JoinTask<K, L, R, O> {
       LateJoinHandler<? super K> lateHandler,
       LateJoinRecordHandler lateRecordHandler,
       JoinCounters counters,
-      Clock clock) {}
+      Clock clock,
+      long allowedLatenessMillis,
+      long quietAdvanceAfterNanos,
+      long quietAdvanceMaxLagMillis) {
+
+    /** Whether the quiet-period rule is on: a quiet period the monotonic clock can reach. */
+    boolean quietAdvance() {
+      return quietAdvanceAfterNanos != Long.MAX_VALUE;
+    }
+  }
 
   /** A record's value with its offset and time, as the task's join buffers it. */
   record Tagged<V>(long offset, long timeMillis, V value) {}
@@ -62,6 +76,8 @@ final class JoinTask<K, L, R, O> {
   private final JoinPins leftPins = new JoinPins();
   private final JoinPins rightPins = new JoinPins();
   private final JoinCheckpoint restored;
+  private final JoinPartitionClock leftClock;
+  private final JoinPartitionClock rightClock;
   private long leftPosition;
   private long rightPosition;
   private Map<TopicPartition, OffsetAndMetadata> committable = Map.of();
@@ -90,13 +106,9 @@ final class JoinTask<K, L, R, O> {
             // No idleness: a task must not pass a silent partition by a decision no checkpoint
             // carries (rule 74); a new owner would judge the same records otherwise.
             .idleTimeout(ChronoUnit.FOREVER.getDuration())
-            .lateHandler(this::late);
-    if (spec.allowedLateness() != null) {
-      b.allowedLateness(spec.allowedLateness());
-    }
-    if (spec.clock() != null) {
-      b.clock(spec.clock());
-    }
+            .lateHandler(this::late)
+            .allowedLateness(spec.allowedLateness())
+            .clock(spec.clock());
     this.join = b.build();
     join.register(left);
     join.register(right);
@@ -111,6 +123,22 @@ final class JoinTask<K, L, R, O> {
       join.punctuate(rightSource, rightCheckpoint.watermarkMillis());
     }
     join.pollResults(); // a punctuation releases nothing: nothing is buffered yet
+    long nowNanos = spec.clock().monotonicNanos(); // the quiet periods start at the forming
+    this.leftClock =
+        new JoinPartitionClock(
+            quiet(left, nowNanos), leftCheckpoint.history(), restored.readThrough(JoinSide.LEFT));
+    this.rightClock =
+        new JoinPartitionClock(
+            quiet(right, nowNanos),
+            rightCheckpoint.history(),
+            restored.readThrough(JoinSide.RIGHT));
+  }
+
+  private QuietAdvance quiet(TopicPartition tp, long nowNanos) {
+    return spec.quietAdvance()
+        ? new QuietAdvance(
+            spec.quietAdvanceAfterNanos(), spec.quietAdvanceMaxLagMillis(), tp, nowNanos)
+        : null;
   }
 
   /**
@@ -121,6 +149,7 @@ final class JoinTask<K, L, R, O> {
   @SuppressWarnings("unchecked") // the value's type is the side's, by the caller's mapping
   void add(boolean isLeft, ConsumerRecord<?, ?> record, long timeMillis, K key, Object value) {
     long offset = record.offset();
+    replayTo(isLeft, offset); // a predecessor's raise before this record: as it judged it
     current = record; // what a late record handler gets: the join calls it within this add
     JoinPins pins = isLeft ? leftPins : rightPins;
     WatermarkTracker.Source source = isLeft ? leftSource : rightSource;
@@ -138,10 +167,69 @@ final class JoinTask<K, L, R, O> {
 
   /** Moves past a record that is not joined (its key or value mapped to null). */
   void skip(boolean isLeft, long offset) {
+    replayTo(isLeft, offset);
     if (isLeft) {
       leftPosition = offset + 1;
     } else {
       rightPosition = offset + 1;
+    }
+  }
+
+  /**
+   * Applies a predecessor's raises of one partition that took effect at or below {@code offset}: a
+   * punctuation of its source, as the raise was.
+   */
+  private void replayTo(boolean isLeft, long offset) {
+    long raise = (isLeft ? leftClock : rightClock).replayTo(offset);
+    if (raise != JoinPartitionClock.NO_RAISE) {
+      join.punctuate(isLeft ? leftSource : rightSource, raise);
+    }
+  }
+
+  /** Notes that a partition delivered records in this poll: its quiet period starts again. */
+  void activity(boolean isLeft, long nowNanos) {
+    (isLeft ? leftClock : rightClock).activity(nowNanos);
+  }
+
+  /**
+   * The end of a poll: replays the raises due at each partition's read position, then applies the
+   * quiet-period rule to each (rule 74). A partition paused by the caller is not quiet. A partition
+   * without a record of its own counts as having its task's newest watermark, as in rule 73; every
+   * partition of a formed task has a read position (its commit, or where the consumer was when the
+   * task was formed), so a raise is always carried.
+   *
+   * @param paused the partitions the consumer has paused
+   */
+  void afterPoll(long nowNanos, long wallMillis, Set<TopicPartition> paused) {
+    replayTo(true, leftPosition);
+    replayTo(false, rightPosition);
+    if (spec.quietAdvance()) {
+      long raised = TimeMath.saturatedSubtract(wallMillis, spec.allowedLatenessMillis());
+      long ownLeft = join.sourceWatermark(leftSource);
+      long ownRight = join.sourceWatermark(rightSource);
+      long newest = Math.max(ownLeft, ownRight);
+      raise(
+          leftSource,
+          leftClock.quietRaise(
+              leftPosition, ownLeft, newest, raised, nowNanos, wallMillis, paused.contains(left)));
+      raise(
+          rightSource,
+          rightClock.quietRaise(
+              rightPosition,
+              ownRight,
+              newest,
+              raised,
+              nowNanos,
+              wallMillis,
+              paused.contains(right)));
+    }
+    release();
+  }
+
+  private void raise(WatermarkTracker.Source source, long watermarkMillis) {
+    if (watermarkMillis != JoinPartitionClock.NO_RAISE) {
+      join.punctuate(source, watermarkMillis);
+      counters.quietAdvances++;
     }
   }
 
@@ -203,9 +291,12 @@ final class JoinTask<K, L, R, O> {
             committedLeft,
             committedRight);
     Map<TopicPartition, OffsetAndMetadata> offsets = new LinkedHashMap<>(4);
-    offsets.put(left, commitOf(committedLeft, leftPins, leftSource, claims));
-    offsets.put(right, commitOf(committedRight, rightPins, rightSource, claims));
+    offsets.put(left, commitOf(committedLeft, leftPins, leftSource, leftClock, claims));
+    offsets.put(right, commitOf(committedRight, rightPins, rightSource, rightClock, claims));
     for (OffsetAndMetadata o : offsets.values()) {
+      if (o == null) {
+        return; // more raises since the commit than a checkpoint carries: the last one stays
+      }
       if (o.metadata().length() > JoinCheckpoint.MAX_BYTES) {
         tooLong(o.metadata().length(), claims);
         return; // the last checkpoint that fitted stays: a true one, as after a failed commit
@@ -233,10 +324,21 @@ final class JoinTask<K, L, R, O> {
         claims.claimCount());
   }
 
+  /**
+   * The commit of one partition at {@code offset}, or {@code null} if its raises since then are
+   * more than a checkpoint carries ({@link WallClockHistory#MAX_ENTRIES}).
+   */
   private OffsetAndMetadata commitOf(
-      long offset, JoinPins pins, WatermarkTracker.Source source, JoinCheckpoint claims) {
+      long offset,
+      JoinPins pins,
+      WatermarkTracker.Source source,
+      JoinPartitionClock clock,
+      JoinCheckpoint claims) {
     long watermark = pins.isEmpty() ? join.sourceWatermark(source) : pins.watermarkBeforeOldest();
-    return new OffsetAndMetadata(offset, claims.withWatermark(watermark).encode());
+    String history = clock.encodeFrom(offset);
+    return history == null
+        ? null
+        : new OffsetAndMetadata(offset, claims.of(watermark, history).encode());
   }
 
   private static long committedOffset(JoinPins pins, long position) {

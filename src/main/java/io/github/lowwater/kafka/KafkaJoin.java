@@ -1,6 +1,7 @@
 package io.github.lowwater.kafka;
 
 import io.github.lowwater.internal.Checks;
+import io.github.lowwater.internal.TimeMath;
 import io.github.lowwater.join.JoinInterval;
 import io.github.lowwater.join.JoinSide;
 import io.github.lowwater.join.JoinType;
@@ -80,9 +81,18 @@ import org.apache.kafka.common.TopicPartition;
  * settings that keep tasks whole (the classic {@code RangeAssignor}, or {@code
  * group.remote.assignor=range}).
  *
- * <p><b>Not here yet:</b> idleness and a wall-clock advance. A task's watermark moves only with the
- * records of both its partitions, so a partition that goes silent delays its task's unmatched rows
- * (pairs still flow) until it sends again.
+ * <p><b>A silent partition</b> (semantics rule 74). A task's watermark is the minimum of its two
+ * partitions' own, so a partition that goes silent would hold its task's unmatched rows. After
+ * {@linkplain Builder#quietAdvanceAfter a quiet period} without a record (90 seconds by default,
+ * counted from its last record or its task's forming, not while the caller has it paused), the
+ * partition's own watermark rises to the wall clock less the allowed lateness, unless it lags the
+ * wall clock by more than {@linkplain Builder#quietAdvanceMaxLag a bound} (1 hour by default: a
+ * replay or a backfill), as {@link KafkaWindows}' quiet-period advance does. The raise is recorded
+ * at the partition's read position and carried in its checkpoint, and the next owner applies it
+ * when its own read position gets there: the records it re-reads are judged as they were and give
+ * the same rows. A record of the partition below the raised watermark is then late. A raise after
+ * the last commit is not carried: an owner that dies (or rewinds) between the write of the rows a
+ * raise released and its next commit leaves rows the next reader may compute otherwise.
  *
  * <p>Not thread-safe: the polling thread only, except {@link #heldPartitionCount()}, {@link
  * #taskCount()}, {@link #millisSinceLastPoll()} and the counters ({@link #pairs()} and the others
@@ -107,21 +117,37 @@ public final class KafkaJoin<K, L, R, O> {
   /** When onPoll was last called, readable from any thread (a stall meter). */
   private final PollStamp pollStamp;
 
+  private final io.github.lowwater.Clock clock;
+  private final boolean quietAdvance;
+
+  /** The allowed lateness without {@code allowedLateness}: {@link StreamJoin}'s default. */
+  static final Duration DEFAULT_ALLOWED_LATENESS = Duration.ofSeconds(120);
+
   private KafkaJoin(Builder<K, L, R, O> b) {
     this.consumer = b.consumer;
-    this.pollStamp = new PollStamp(b.clock != null ? b.clock : io.github.lowwater.Clock.system());
+    this.clock = b.clock != null ? b.clock : io.github.lowwater.Clock.system();
+    this.pollStamp = new PollStamp(clock);
     this.leftTopic = b.leftTopic;
     this.rightTopic = b.rightTopic;
+    Duration lateness = b.allowedLateness != null ? b.allowedLateness : DEFAULT_ALLOWED_LATENESS;
     JoinTask.Spec<K, L, R, O> spec =
         new JoinTask.Spec<>(
             b.interval,
             b.type,
-            b.allowedLateness,
+            lateness,
             b.joiner,
             b.lateHandler,
             b.lateRecordHandler,
             counters,
-            b.clock);
+            clock,
+            TimeMath.toMillisSaturated(lateness),
+            b.quietAdvanceAfterNanos >= 0
+                ? b.quietAdvanceAfterNanos
+                : TimeMath.toNanosSaturated(KafkaWindows.DEFAULT_QUIET_ADVANCE_AFTER),
+            b.quietAdvanceMaxLagMillis >= 0
+                ? b.quietAdvanceMaxLagMillis
+                : KafkaWindows.DEFAULT_QUIET_ADVANCE_MAX_LAG.toMillis());
+    this.quietAdvance = spec.quietAdvance();
     this.tasks = new JoinTasks<>(consumer, leftTopic, rightTopic, spec);
   }
 
@@ -249,6 +275,7 @@ public final class KafkaJoin<K, L, R, O> {
 
   private <KR, VR> void feed(ConsumerRecords<KR, VR> records, Mapping<KR, VR, K> mapping) {
     pollStamp.stamp();
+    long nowNanos = clock.monotonicNanos(); // one reading per poll: activity and quiet periods
     try {
       Set<TopicPartition> formedNow = formPending(records); // a failure rewinds every task too
       for (TopicPartition tp : records.partitions()) { // one lookup and one side per partition
@@ -260,6 +287,7 @@ public final class KafkaJoin<K, L, R, O> {
           continue;
         }
         boolean isLeft = tp.topic().equals(leftTopic);
+        task.activity(isLeft, nowNanos);
         for (ConsumerRecord<KR, VR> r : batch) {
           slot.value = null;
           mapping.map(r, isLeft, slot);
@@ -273,6 +301,7 @@ public final class KafkaJoin<K, L, R, O> {
           task.add(isLeft, r, slot.timeMillis, slot.key, v);
         }
       }
+      afterPoll(nowNanos);
     } catch (RuntimeException | Error e) {
       try {
         rewindToLastCommit();
@@ -280,6 +309,18 @@ public final class KafkaJoin<K, L, R, O> {
         e.addSuppressed(unread);
       }
       throw e;
+    }
+  }
+
+  /** The end of a poll: every task replays its raises due and applies its quiet-period rule. */
+  private void afterPoll(long nowNanos) {
+    if (tasks.all().isEmpty()) {
+      return;
+    }
+    long wall = quietAdvance ? clock.wallMillis() : Long.MIN_VALUE;
+    Set<TopicPartition> paused = quietAdvance ? consumer.paused() : Set.of();
+    for (JoinTask<K, L, R, O> task : tasks.all()) {
+      task.afterPoll(nowNanos, wall, paused);
     }
   }
 
@@ -438,6 +479,16 @@ public final class KafkaJoin<K, L, R, O> {
   }
 
   /**
+   * Returns how many times a quiet-period advance raised a partition's own watermark (rule 74).
+   * Only grows; any thread.
+   *
+   * @return quiet-period advances taken by this instance (replayed ones not included)
+   */
+  public long quietAdvances() {
+    return counters.quietAdvances;
+  }
+
+  /**
    * Returns the late records that were re-read below a checkpoint's position and so not reported to
    * the late handler again. Only grows; any thread.
    *
@@ -525,6 +576,8 @@ public final class KafkaJoin<K, L, R, O> {
     private String rightTopic;
     private Consumer<?, ?> consumer;
     private io.github.lowwater.Clock clock;
+    private long quietAdvanceAfterNanos = -1;
+    private long quietAdvanceMaxLagMillis = -1;
 
     private Builder(
         JoinInterval interval, Joiner<? super K, ? super L, ? super R, ? extends O> joiner) {
@@ -646,10 +699,55 @@ public final class KafkaJoin<K, L, R, O> {
     }
 
     /**
-     * Sets the clock the tasks' watermarks read. The join has no wall-clock rule (no idleness, no
-     * quiet-period advance: rule 74), so the clock only stamps what the watermark trackers record;
-     * a test passes a manual one to show that time alone changes nothing. Default: the system
-     * clock.
+     * Sets how long a partition of a task must have been without a record, and not paused, since
+     * its last record or its task's forming, before its own watermark follows the wall clock less
+     * the allowed lateness (rule 74). Default 90 seconds, as {@link KafkaWindows}'. A quiet period
+     * the monotonic clock never reaches ({@code ChronoUnit.FOREVER.getDuration()}) turns it off: a
+     * silent partition then holds its task's unmatched rows until it sends again.
+     *
+     * @param quietAdvanceAfter the quiet period, {@code > 0}
+     * @return this builder
+     * @throws NullPointerException if {@code quietAdvanceAfter} is null
+     * @throws IllegalArgumentException if {@code quietAdvanceAfter} is zero or negative
+     * @throws IllegalStateException if the quiet period was already set
+     */
+    public Builder<K, L, R, O> quietAdvanceAfter(Duration quietAdvanceAfter) {
+      Checks.requirePositive(quietAdvanceAfter, "quietAdvanceAfter");
+      Checks.requireUnset(
+          quietAdvanceAfterNanos < 0,
+          "quietAdvanceAfter",
+          Duration.ofNanos(quietAdvanceAfterNanos));
+      quietAdvanceAfterNanos = TimeMath.toNanosSaturated(quietAdvanceAfter);
+      return this;
+    }
+
+    /**
+     * Sets the largest lag of a quiet partition's watermark behind the wall clock at which its
+     * quiet-period advance still happens; beyond it the data is a replay or a backfill, which the
+     * advance would make late as a whole, and the partition keeps holding its task (logged once at
+     * WARN). Default 1 hour, as {@link KafkaWindows}'.
+     *
+     * @param quietAdvanceMaxLag the bound, {@code >= 0}
+     * @return this builder
+     * @throws NullPointerException if {@code quietAdvanceMaxLag} is null
+     * @throws IllegalArgumentException if {@code quietAdvanceMaxLag} is negative
+     * @throws IllegalStateException if the bound was already set
+     */
+    public Builder<K, L, R, O> quietAdvanceMaxLag(Duration quietAdvanceMaxLag) {
+      Checks.requireNonNegative(quietAdvanceMaxLag, "quietAdvanceMaxLag");
+      Checks.requireUnset(
+          quietAdvanceMaxLagMillis < 0,
+          "quietAdvanceMaxLag",
+          Duration.ofMillis(quietAdvanceMaxLagMillis));
+      quietAdvanceMaxLagMillis = TimeMath.toMillisSaturated(quietAdvanceMaxLag);
+      return this;
+    }
+
+    /**
+     * Sets the clock of the quiet-period rule (its monotonic reading measures the quiet period, its
+     * wall-clock reading is what a quiet partition's watermark follows), of {@link
+     * #millisSinceLastPoll()} and of the watermark trackers. Default: the system clock; a test
+     * passes a {@link io.github.lowwater.ManualClock}.
      *
      * @param clock the clock
      * @return this builder

@@ -1,5 +1,6 @@
 package io.github.lowwater.micrometer;
 
+import static io.github.lowwater.micrometer.Meters.ADVANCES;
 import static io.github.lowwater.micrometer.Meters.EVENTS_LATE;
 import static io.github.lowwater.micrometer.Meters.JOIN_ROWS;
 import static io.github.lowwater.micrometer.Meters.JOIN_ROWS_SUPPRESSED;
@@ -9,6 +10,7 @@ import static io.github.lowwater.micrometer.Meters.LAST_POLL_AGE_DESCRIPTION;
 import static io.github.lowwater.micrometer.Meters.MILLISECONDS;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS;
 import static io.github.lowwater.micrometer.Meters.PARTITIONS_HELD;
+import static io.github.lowwater.micrometer.Meters.QUIET_ADVANCES;
 import static io.github.lowwater.micrometer.Meters.RECORDS;
 import static io.github.lowwater.micrometer.Meters.RECORDS_REDELIVERED;
 import static io.github.lowwater.micrometer.Meters.RECORDS_SKIPPED;
@@ -31,11 +33,12 @@ import java.util.Objects;
  * time since the last {@code onPoll}, read at scrape time: a stall), {@code lowwater.join.tasks},
  * {@code lowwater.join.rows} by {@code kind} ({@code pair}, {@code unmatched}), {@code
  * lowwater.join.rows.suppressed} (rows a new owner computed again and did not emit), {@code
- * lowwater.events.late} by {@code side}, {@code lowwater.records.redelivered} and {@code
- * lowwater.records.skipped}. The counters are function counters over the join's counts, which only
- * grow; every meter reads fields the polling thread publishes, so a registry may read them from any
- * thread. Holds the join weakly, as Micrometer's function meters do; {@link #close()} removes the
- * meters.
+ * lowwater.events.late} by {@code side}, {@code lowwater.records.redelivered}, {@code
+ * lowwater.records.skipped} and {@code lowwater.quiet.advances} (the same counter as {@code
+ * KafkaWindows}': quiet-period raises of a partition's watermark). The counters are function
+ * counters over the join's counts, which only grow; every meter reads fields the polling thread
+ * publishes, so a registry may read them from any thread. Holds the join weakly, as Micrometer's
+ * function meters do; {@link #close()} removes the meters.
  */
 public final class KafkaJoinMetrics implements MeterBinder, AutoCloseable {
 
@@ -167,6 +170,16 @@ public final class KafkaJoinMetrics implements MeterBinder, AutoCloseable {
             tags,
             join,
             KafkaJoin::skippedRecords));
+    meters.add(
+        registry,
+        Meters.counter(
+            registry,
+            QUIET_ADVANCES,
+            "Quiet-period advances of a watermark to the wall clock, in advances",
+            ADVANCES,
+            tags,
+            join,
+            KafkaJoin::quietAdvances));
   }
 
   /** Removes every meter this binder registered. */

@@ -76,6 +76,54 @@ class JoinCheckpointTest {
         .isEqualTo(longest(66).encode());
   }
 
+  /** The worst history: 16 raises of a 19-digit offset and a 20-character watermark. */
+  static String longestHistory() {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < WallClockHistory.MAX_ENTRIES; i++) {
+      b.append(i == 0 ? "" : ",").append('q').append(9_100_000_000_000_000_000L + i);
+      b.append(':').append(Long.MIN_VALUE);
+    }
+    return b.toString();
+  }
+
+  /**
+   * Rule 74: with a full history of quiet-period raises ({@code h}, 674 characters at the most), 55
+   * of the longest claims fit the broker's default 4,096 bytes and 56 do not.
+   */
+  @Test
+  void theLongestCheckpointOf55ClaimsAndAFullHistoryFitsTheBrokersLimitAnd56DoNot() {
+    assertThat(";h=" + longestHistory()).hasSize(3 + 16 * 41 + 15).hasSize(674);
+    String fits = longest(55).of(Long.MIN_VALUE, longestHistory()).encode();
+    assertThat(fits).hasSize(29 + 61 * 55 - 1 + 674).hasSizeLessThanOrEqualTo(4096);
+    assertThat(longest(56).of(Long.MIN_VALUE, longestHistory()).encode().length())
+        .isGreaterThan(JoinCheckpoint.MAX_BYTES);
+    assertThat(JoinCheckpoint.decode(fits).encode()).isEqualTo(fits);
+    assertThat(JoinCheckpoint.decode(fits).history()).isEqualTo(longestHistory());
+  }
+
+  /**
+   * Rule 74: the history field is optional, written only when there is a raise to carry, so a
+   * checkpoint without one is the one earlier versions wrote; guard readings, which a join never
+   * takes, and malformed entries make the metadata no checkpoint of this version.
+   */
+  @Test
+  void aHistoryRoundTripsAndACheckpointWithoutOneReadsAsNone() {
+    JoinCheckpoint c = JoinCheckpoint.at(0, 10, 20, 100, JoinCheckpoint.NONE, 0, 0);
+    assertThat(c.of(5, "").encode()).isEqualTo("lj1;w=5;c=10:20:100");
+    assertThat(c.of(5, "q12:90,q15:95").encode()).isEqualTo("lj1;w=5;c=10:20:100;h=q12:90,q15:95");
+    assertThat(JoinCheckpoint.decode("lj1;w=5;c=10:20:100;h=q12:90,q15:95").history())
+        .isEqualTo("q12:90,q15:95");
+    assertThat(JoinCheckpoint.decode("lj1;w=5;c=10:20:100").history()).isEmpty();
+    assertThat(JoinCheckpoint.decode("lj1;w=5;c=10:20:100;h=c12:90")).as("a guard").isNull();
+    assertThat(JoinCheckpoint.decode("lj1;w=5;c=10:20:100;h=")).isNull();
+    assertThat(JoinCheckpoint.decode("lj1;w=5;c=10:20:100;h=q12")).isNull();
+    assertThat(JoinCheckpoint.decode("lj1;w=5;c=10:20:100;x=q12:90")).isNull();
+    assertThat(JoinCheckpoint.decode("lj1;w=5;c=10:20:100;h=q1:2;h=q3:4")).isNull();
+    assertThat(c.readThrough(io.github.lowwater.join.JoinSide.LEFT)).isEqualTo(10);
+    assertThat(c.readThrough(io.github.lowwater.join.JoinSide.RIGHT)).isEqualTo(20);
+    assertThat(JoinCheckpoint.NONE.readThrough(io.github.lowwater.join.JoinSide.LEFT)).isZero();
+  }
+
   @Test
   void twoPartitionsClaimsAreUnitedWithEachOnesOwnWatermark() {
     JoinCheckpoint left = JoinCheckpoint.at(10, 4, 1, 9, JoinCheckpoint.NONE, 0, 0);

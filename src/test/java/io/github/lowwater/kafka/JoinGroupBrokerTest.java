@@ -82,22 +82,15 @@ class JoinGroupBrokerTest {
             GroupClients.consumer(broker.bootstrapServers(), groupId, protocol), protocol);
     Map<TopicPartition, Long> ends = new HashMap<>();
     try (TestGroup<String, String, KafkaJoin<String, String, String, String>> group =
-        new TestGroup<>(
+        group(
             config,
-            new StringDeserializer(),
-            new StringDeserializer(),
-            List.of(orders, payments),
-            consumer ->
-                KafkaJoin.<String, String, String, String>builder(
-                        INTERVAL, (k, o, p) -> k + ":" + o + "|" + p)
-                    .type(JoinType.OUTER)
+            orders,
+            payments,
+            b ->
+                b.type(JoinType.OUTER)
                     .allowedLateness(LATENESS)
-                    .topics(orders, payments)
-                    .consumer(consumer)
                     .lateHandler(
-                        (side, source, t, wm, key, value) -> lateReported.add((String) value))
-                    .build(),
-            KafkaJoin::rebalanceListener)) {
+                        (side, source, t, wm, key, value) -> lateReported.add((String) value)))) {
       var a = group.join();
       var b = group.join();
       produce(orders, payments, 0, 150, ends);
@@ -139,6 +132,84 @@ class JoinGroupBrokerTest {
       assertThat(committed).hasSize(2 * PARTITIONS);
       assertThat(CommittedOffsets.withoutMetadata(committed, "lj1")).isEmpty();
     }
+  }
+
+  /**
+   * Rule 74 on the real broker and the real clock: an order waits for a payment within 3 s, and
+   * both topics then fall silent. With a quiet period of 1 s and a lateness of 0.5 s, each
+   * partition's own watermark follows the wall clock less 0.5 s, so the order's unmatched row comes
+   * once the wall clock is past its time plus 3.5 s, not before; the commit carries the raised
+   * watermark. Before issue 45, item 4, the row never came (the poll loop hit its deadline).
+   */
+  @org.junit.jupiter.api.Test
+  void aSilentTasksUnmatchedRowComesAfterTheQuietPeriodOnTheRealClock() {
+    String orders = "quiet-orders";
+    String payments = "quiet-payments";
+    broker.createTopic(orders, 1);
+    broker.createTopic(payments, 1);
+    Map<String, Object> config =
+        CoPartitionedGroupBrokerTest.rangeAssigned(
+            GroupClients.consumer(broker.bootstrapServers(), "join-quiet", GroupProtocol.CLASSIC),
+            GroupProtocol.CLASSIC);
+    try (TestGroup<String, String, KafkaJoin<String, String, String, String>> group =
+        group(
+            config,
+            orders,
+            payments,
+            b ->
+                b.type(JoinType.LEFT)
+                    .allowedLateness(Duration.ofMillis(500))
+                    .quietAdvanceAfter(Duration.ofSeconds(1)))) {
+      var member = group.join();
+      group.awaitStable(DEADLINE, this::loop);
+      long sent = System.currentTimeMillis();
+      try (KafkaProducer<String, String> producer =
+          new KafkaProducer<>(
+              GroupClients.producer(broker.bootstrapServers()),
+              new StringSerializer(),
+              new StringSerializer())) {
+        producer.send(new ProducerRecord<>(orders, 0, sent, "a", "o0")).get();
+        producer.send(new ProducerRecord<>(payments, 0, sent, "b", "p0")).get();
+      } catch (InterruptedException | ExecutionException e) {
+        throw new AssertionError("a send failed", e);
+      }
+      group.pollUntil(() -> sink.containsKey("0/0/-1"), DEADLINE, this::loop);
+      assertThat(System.currentTimeMillis() - sent)
+          .as("the row needs a raise to at least its time plus 3 s, at the wall clock less 0.5 s")
+          .isGreaterThanOrEqualTo(3_500);
+      assertThat(sink).containsExactly(Map.entry("0/0/-1", "a:o0|null"));
+      assertThat(member.participant().quietAdvances()).isPositive();
+      OffsetAndMetadata commit =
+          member.participant().committableOffsets().get(new TopicPartition(payments, 0));
+      String history = JoinCheckpoint.decode(commit.metadata()).history();
+      assertThat(history)
+          .as("p0 is still pinned (a later order could pair with it): the raise is in h")
+          .startsWith("q1:");
+      assertThat(Long.parseLong(history.substring(3).split(",")[0])).isGreaterThan(sent + 3_000);
+    }
+  }
+
+  /** A group whose members join orders with payments, each built by {@code options}. */
+  private static TestGroup<String, String, KafkaJoin<String, String, String, String>> group(
+      Map<String, Object> config,
+      String orders,
+      String payments,
+      java.util.function.Consumer<KafkaJoin.Builder<String, String, String, String>> options) {
+    return new TestGroup<>(
+        config,
+        new StringDeserializer(),
+        new StringDeserializer(),
+        List.of(orders, payments),
+        consumer -> {
+          KafkaJoin.Builder<String, String, String, String> b =
+              KafkaJoin.<String, String, String, String>builder(
+                      INTERVAL, (k, o, p) -> k + ":" + o + "|" + p)
+                  .topics(orders, payments)
+                  .consumer(consumer);
+          options.accept(b);
+          return b.build();
+        },
+        KafkaJoin::rebalanceListener);
   }
 
   /** One turn of the loop in KafkaJoin's javadoc: hand the poll over, write, commit. */

@@ -29,10 +29,18 @@ import org.junit.jupiter.api.Test;
  * The hand-over model of {@link KafkaJoin}: random feeds of two co-partitioned topics, read by a
  * group whose instances take tasks from one another through revocations, crashes before and after a
  * write, failed commits, failed writes with a rewind, and tasks split across two instances and
- * reunited. The sink, keyed by the rows' identities, must end equal to the rows of one
- * uninterrupted reading computed from the definitions (rules 67 to 69 with the per-source verdict),
- * every write must be a row of that reading, and a row must never be written again once a commit
- * covered it.
+ * reunited, and time passing on a manual clock while partitions are silent, so that quiet-period
+ * advances raise their own watermarks (rule 74). The sink, keyed by the rows' identities, must end
+ * equal to the rows of one uninterrupted reading computed from the definitions (rules 67 to 69 with
+ * the per-source verdict) in which each partition's watermark is raised at the offsets where the
+ * commits say a raise was taken, every write must be a row of that reading, a row must never be
+ * written again once a commit covered it, and the late records reported must be that reading's.
+ *
+ * <p>A raise after an owner's last commit is not carried (rule 74, as rule 61 for windows): an
+ * owner that dies, rewinds or loses a task between a raise and its next commit leaves rows and late
+ * reports the next reader may not repeat. The model keeps to the documented promise: an owner with
+ * a raise no commit carried yet commits before such a fault (counted as {@code
+ * carriedBeforeFault}).
  */
 class JoinHandOverModelTest {
 
@@ -40,6 +48,10 @@ class JoinHandOverModelTest {
   private static final String RIGHT = "payments";
   private static final int TASKS = 2;
   private static final long T0 = 1_700_000_000_000L;
+
+  /** The raise entries of a checkpoint's field {@code h}: {@code q<offset>:<watermark>}. */
+  private static final java.util.regex.Pattern RAISE =
+      java.util.regex.Pattern.compile("q(\\d+):(-?\\d+)");
 
   @Test
   void joinRowsAreThoseOfOneReadingAcrossManyOwnerChangesCrashesAndSplits() {
@@ -67,6 +79,10 @@ class JoinHandOverModelTest {
     long pairs;
     long unmatched;
     long late;
+    long raises;
+    long lateByRaises;
+    long carriedBeforeFault;
+    long raisesInHistories;
 
     void add(Trace t) {
       owners += t.ownersStarted;
@@ -78,12 +94,18 @@ class JoinHandOverModelTest {
       pairs += t.truthPairs;
       unmatched += t.truthUnmatched;
       late += t.truthLate.size();
+      raises += t.raises;
+      lateByRaises += t.lateByRaises;
+      carriedBeforeFault += t.carriedBeforeFault;
+      raisesInHistories += t.raisesInHistories;
     }
 
     void assertReached() {
       System.out.printf(
           "join hand-over model: %d owners, %d crashes after a write, %d before, %d splits,"
-              + " %d rewinds, %d rows not emitted again; truth %d pairs, %d unmatched, %d late%n",
+              + " %d rewinds, %d rows not emitted again; truth %d pairs, %d unmatched, %d late;"
+              + " %d quiet-period raises (%d carried in a checkpoint's history), %d records late"
+              + " by a raise alone, %d commits before a fault to carry a raise%n",
           owners,
           crashesAfterWrite,
           crashesBeforeWrite,
@@ -92,7 +114,11 @@ class JoinHandOverModelTest {
           suppressed,
           pairs,
           unmatched,
-          late);
+          late,
+          raises,
+          raisesInHistories,
+          lateByRaises,
+          carriedBeforeFault);
       assertThat(crashesAfterWrite).isGreaterThan(500);
       assertThat(crashesBeforeWrite).isGreaterThan(500);
       assertThat(splits).isGreaterThan(500);
@@ -100,6 +126,9 @@ class JoinHandOverModelTest {
       assertThat(suppressed).as("re-read rows a checkpoint said were emitted").isGreaterThan(1_000);
       assertThat(unmatched).isGreaterThan(1_000);
       assertThat(late).isGreaterThan(500);
+      assertThat(raises).as("quiet-period raises").isGreaterThan(1_000);
+      assertThat(raisesInHistories).as("raises a next owner replays").isGreaterThan(100);
+      assertThat(lateByRaises).as("records late only because of a raise").isGreaterThan(200);
     }
   }
 
@@ -113,6 +142,29 @@ class JoinHandOverModelTest {
     final JoinInterval interval;
     final JoinType type;
     final long lateness;
+    final long quietMillis;
+    final long maxLagMillis;
+
+    /** The group's wall clock and monotonic clock, shared by every instance. */
+    final io.github.lowwater.ManualClock clock =
+        new io.github.lowwater.ManualClock(java.time.Instant.ofEpochMilli(T0));
+
+    /** Every commit the group took, in order: the reference reads the raises from them. */
+    final List<Map.Entry<TopicPartition, OffsetAndMetadata>> commits = new ArrayList<>();
+
+    /** The wall-clock readings the clock has shown: the only values a raise can take. */
+    final Set<Long> walls = new HashSet<>(List.of(T0));
+
+    /** How many records of each partition were produced so far: a reader stops there. */
+    final Map<TopicPartition, Integer> available = new HashMap<>();
+
+    /** Every row written, checked against the reference at the end. */
+    final List<Map.Entry<String, String>> writes = new ArrayList<>();
+
+    long raises;
+    long lateByRaises;
+    int carriedBeforeFault;
+    long raisesInHistories;
     final List<TopicPartition> partitions = new ArrayList<>();
     final Map<TopicPartition, List<ConsumerRecord<String, String>>> logs = new HashMap<>();
     final Map<TopicPartition, OffsetAndMetadata> group = new HashMap<>();
@@ -149,6 +201,8 @@ class JoinHandOverModelTest {
           };
       type = JoinType.values()[random.nextInt(JoinType.values().length)];
       lateness = random.nextInt(5);
+      quietMillis = 1 + random.nextInt(5);
+      maxLagMillis = random.nextInt(4) == 0 ? random.nextInt(12) : 3_600_000;
       int id = 0;
       for (int p = 0; p < TASKS; p++) {
         for (String topic : List.of(LEFT, RIGHT)) {
@@ -164,9 +218,9 @@ class JoinHandOverModelTest {
             log.add(record(tp, o, t, key, (topic.equals(LEFT) ? "L" : "R") + id++));
           }
           logs.put(tp, log);
+          available.put(tp, random.nextInt(n / 2 + 1));
         }
       }
-      computeTruth();
     }
 
     static ConsumerRecord<String, String> record(
@@ -185,11 +239,18 @@ class JoinHandOverModelTest {
           Optional.empty());
     }
 
-    /** One reading, from the rules: verdicts per partition, then pairs and unmatched rows. */
+    /**
+     * One reading, from the rules: verdicts per partition, each partition's watermark raised where
+     * the commits say (a raise {@code q<a>:<w>} before the record at {@code a}, and the watermark
+     * {@code w} a checkpoint carries before its committed offset, which is where a raise at that
+     * offset is carried), then pairs and unmatched rows.
+     */
     void computeTruth() {
       for (int p = 0; p < TASKS; p++) {
-        List<ConsumerRecord<String, String>> l = onTime(logs.get(new TopicPartition(LEFT, p)));
-        List<ConsumerRecord<String, String>> r = onTime(logs.get(new TopicPartition(RIGHT, p)));
+        TopicPartition lp = new TopicPartition(LEFT, p);
+        TopicPartition rp = new TopicPartition(RIGHT, p);
+        List<ConsumerRecord<String, String>> l = onTime(logs.get(lp), raises(lp));
+        List<ConsumerRecord<String, String>> r = onTime(logs.get(rp), raises(rp));
         Set<Long> matchedLeft = new HashSet<>();
         Set<Long> matchedRight = new HashSet<>();
         for (ConsumerRecord<String, String> a : l) {
@@ -222,17 +283,80 @@ class JoinHandOverModelTest {
       }
     }
 
-    /** A record is late iff it is earlier than its own partition's watermark (rule 68). */
-    List<ConsumerRecord<String, String>> onTime(List<ConsumerRecord<String, String>> log) {
-      List<ConsumerRecord<String, String>> onTime = new ArrayList<>();
+    /**
+     * The raises of a partition by offset, from every commit: the entries of {@code h}, and each
+     * checkpoint's watermark at its offset. A watermark above what the records and the recorded
+     * raises give must be one a raise could take (the wall clock less the lateness at some time).
+     */
+    TreeMap<Long, Long> raises(TopicPartition tp) {
+      TreeMap<Long, Long> raises = new TreeMap<>();
+      List<long[]> watermarks = new ArrayList<>();
+      for (Map.Entry<TopicPartition, OffsetAndMetadata> c : commits) {
+        if (!c.getKey().equals(tp)) {
+          continue;
+        }
+        JoinCheckpoint checkpoint = JoinCheckpoint.decode(c.getValue().metadata());
+        assertThat(checkpoint).as("a checkpoint that parses: " + c).isNotNull();
+        java.util.regex.Matcher m = RAISE.matcher(checkpoint.history());
+        while (m.find()) {
+          if (!raises.containsKey(Long.parseLong(m.group(1)))) {
+            raisesInHistories++;
+          }
+          raises.merge(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Math::max);
+        }
+        watermarks.add(new long[] {c.getValue().offset(), checkpoint.watermarkMillis()});
+      }
+      for (long[] w : watermarks) {
+        long fromRecords = watermarkBefore(logs.get(tp), raises, w[0]);
+        if (w[1] > fromRecords) {
+          assertThat(walls)
+              .as(tp + " committed at " + w[0] + " with a watermark no record or raise gives")
+              .contains(w[1] + lateness);
+          raises.merge(w[0], w[1], Math::max);
+        }
+      }
+      return raises;
+    }
+
+    /** A partition's own watermark before the record at {@code offset}. */
+    long watermarkBefore(
+        List<ConsumerRecord<String, String>> log, TreeMap<Long, Long> raises, long offset) {
       long watermark = Long.MIN_VALUE;
       for (ConsumerRecord<String, String> r : log) {
+        if (r.offset() >= offset) {
+          break;
+        }
+        watermark = Math.max(watermark, r.timestamp() - lateness);
+      }
+      for (long w : raises.headMap(offset, true).values()) {
+        watermark = Math.max(watermark, w);
+      }
+      return watermark;
+    }
+
+    /**
+     * A record is late iff it is earlier than its own partition's watermark (rule 68), raised
+     * before it by the raises at or below its offset.
+     */
+    List<ConsumerRecord<String, String>> onTime(
+        List<ConsumerRecord<String, String>> log, TreeMap<Long, Long> raises) {
+      List<ConsumerRecord<String, String>> onTime = new ArrayList<>();
+      long watermark = Long.MIN_VALUE;
+      long unraised = Long.MIN_VALUE;
+      for (ConsumerRecord<String, String> r : log) {
+        for (long w : raises.headMap(r.offset(), true).values()) {
+          watermark = Math.max(watermark, w);
+        }
         if (r.timestamp() < watermark) {
           truthLate.add(r.value());
+          if (r.timestamp() >= unraised) {
+            lateByRaises++;
+          }
         } else {
           onTime.add(r);
         }
         watermark = Math.max(watermark, r.timestamp() - lateness);
+        unraised = Math.max(unraised, r.timestamp() - lateness);
       }
       return onTime;
     }
@@ -247,8 +371,10 @@ class JoinHandOverModelTest {
       int steps = 20 + random.nextInt(60);
       for (int s = 0; s < steps; s++) {
         Owner o = owners.get(random.nextInt(owners.size()));
-        int op = random.nextInt(20);
-        if (op < 10) {
+        int op = random.nextInt(23);
+        if (op >= 20) {
+          quiet(o);
+        } else if (op < 10) {
           o.poll(4);
           o.writeAndCommit();
         } else if (op < 12) {
@@ -268,6 +394,24 @@ class JoinHandOverModelTest {
       finish();
     }
 
+    /**
+     * Time passes on the group's clock, longer than the quiet period or not, and an instance polls
+     * once, reading little or nothing: its silent partitions may be raised (rule 74).
+     */
+    void quiet(Owner o) {
+      long millis = 1 + random.nextInt(4);
+      clock.advanceMillis(millis);
+      for (TopicPartition tp : partitions) { // the producers append, or some stay silent
+        if (random.nextInt(3) > 0) {
+          available.merge(tp, random.nextInt(8), (a, b) -> Math.min(a + b, logs.get(tp).size()));
+        }
+      }
+      walls.add(clock.wallMillis());
+      ops.add("time passes " + millis + " ms, wall at T0+" + (clock.wallMillis() - T0));
+      o.poll(1 + random.nextInt(4));
+      o.writeAndCommit();
+    }
+
     List<TopicPartition> task(int p) {
       return List.of(new TopicPartition(LEFT, p), new TopicPartition(RIGHT, p));
     }
@@ -284,6 +428,7 @@ class JoinHandOverModelTest {
         return;
       }
       o.poll(4);
+      o.carryRaises();
       if (afterWrite) {
         o.write();
         crashesAfterWrite++;
@@ -307,6 +452,7 @@ class JoinHandOverModelTest {
       if (to == from) {
         return;
       }
+      from.carryRaises();
       from.revoke(List.of(tp));
       to.assign(List.of(tp));
       ops.add("move " + tp + " " + from.name + " -> " + to.name);
@@ -322,6 +468,7 @@ class JoinHandOverModelTest {
           TopicPartition other = sibling(tp);
           if (!o.assigned.contains(other)) {
             Owner holder = holderOf(other);
+            holder.carryRaises();
             holder.revoke(List.of(other));
             o.assign(List.of(other));
             ops.add("reunite " + other + " " + holder.name + " -> " + o.name);
@@ -362,6 +509,7 @@ class JoinHandOverModelTest {
         }
         reunite();
       }
+      partitions.forEach(tp -> available.put(tp, logs.get(tp).size()));
       for (Owner o : owners) {
         o.poll(Integer.MAX_VALUE);
         o.join.finishAll();
@@ -371,6 +519,10 @@ class JoinHandOverModelTest {
       for (Owner o : owners) {
         suppressed += o.join.suppressedRows();
       }
+      computeTruth();
+      for (Map.Entry<String, String> w : writes) {
+        assertThat(truth).as("a row of one reading").containsEntry(w.getKey(), w.getValue());
+      }
       assertThat(sink).as("the sink against one reading").isEqualTo(truth);
       assertThat(lateReported).as("late records").isEqualTo(truthLate);
     }
@@ -378,7 +530,7 @@ class JoinHandOverModelTest {
     void written(KafkaJoinRow<String, String> row, Owner by) {
       String id = row.id();
       String value = row.value();
-      assertThat(truth).as("a row of one reading").containsEntry(id, value);
+      writes.add(Map.entry(id, value));
       assertThat(id).as("a row written again after a commit covered it").isNotIn(committedRows);
       assertThat(row.kind())
           .isEqualTo(
@@ -392,7 +544,17 @@ class JoinHandOverModelTest {
 
     String describe() {
       List<String> last = ops.subList(Math.max(0, ops.size() - 200), ops.size());
-      return type + " " + interval + " lateness " + lateness + ", last ops " + last;
+      return type
+          + " "
+          + interval
+          + " lateness "
+          + lateness
+          + " quiet "
+          + quietMillis
+          + " max lag "
+          + maxLagMillis
+          + ", last ops "
+          + last;
     }
   }
 
@@ -405,6 +567,9 @@ class JoinHandOverModelTest {
 
     /** Per task, the rows written since its last commit here. */
     final Map<Integer, List<String>> uncommitted = new HashMap<>();
+
+    /** Whether a raise was taken here since the last commit: no checkpoint carries it yet. */
+    boolean raisedSinceCommit;
 
     final MockConsumer<String, String> consumer;
     final KafkaJoin<String, String, String, String> join;
@@ -444,6 +609,9 @@ class JoinHandOverModelTest {
               .allowedLateness(Duration.ofMillis(trace.lateness))
               .topics(LEFT, RIGHT)
               .consumer(consumer)
+              .clock(trace.clock)
+              .quietAdvanceAfter(Duration.ofMillis(trace.quietMillis))
+              .quietAdvanceMaxLag(Duration.ofMillis(trace.maxLagMillis))
               .lateHandler(
                   (side, source, t, watermark, key, value) -> {
                     assertThat(((TopicPartition) source).topic())
@@ -480,8 +648,11 @@ class JoinHandOverModelTest {
         }
         List<ConsumerRecord<String, String>> log = trace.logs.get(tp);
         long position = positions.get(tp);
-        int n = most == Integer.MAX_VALUE ? log.size() : trace.random.nextInt(most + 1);
-        for (int i = 0; i < n && position < log.size(); i++) {
+        int available = trace.available.get(tp);
+        // A partition with records to fetch delivers at least one: it is not silent, and a real
+        // consumer fetches it many times over a quiet period. Only one at its end is silent.
+        int n = most == Integer.MAX_VALUE ? log.size() : 1 + trace.random.nextInt(most);
+        for (int i = 0; i < n && position < available; i++) {
           batch.add(log.get((int) position++));
         }
         if (position != positions.get(tp)) {
@@ -494,7 +665,24 @@ class JoinHandOverModelTest {
           java.util.Comparator.comparing((ConsumerRecord<String, String> r) -> r.topic())
               .thenComparingInt(ConsumerRecord::partition)
               .thenComparingLong(ConsumerRecord::offset));
+      long before = join.quietAdvances();
       join.onPoll(KafkaWindowsTest.recordsOf(batch), r -> r.key(), r -> r.value(), r -> r.value());
+      if (join.quietAdvances() > before) {
+        trace.raises += join.quietAdvances() - before;
+        trace.ops.add(name + " raises " + (join.quietAdvances() - before) + " partitions");
+        raisedSinceCommit = true;
+      }
+    }
+
+    /**
+     * Commits before a fault if a raise was taken since the last commit: a raise no commit carried
+     * is the documented exception (rule 74), which the model does not check.
+     */
+    void carryRaises() {
+      if (raisedSinceCommit) {
+        writeAndCommit();
+        trace.carriedBeforeFault++;
+      }
     }
 
     void write() {
@@ -511,6 +699,8 @@ class JoinHandOverModelTest {
         assertThat(consumer.paused()).as("commits no held partition").doesNotContain(tp);
       }
       trace.group.putAll(offsets);
+      trace.commits.addAll(offsets.entrySet());
+      raisedSinceCommit = false;
       trace.ops.add(name + " commits " + offsets);
       for (TopicPartition tp : offsets.keySet()) {
         List<String> covered = uncommitted.remove(tp.partition());
@@ -526,6 +716,7 @@ class JoinHandOverModelTest {
 
     /** The sink writes a prefix of the rows and throws; the loop rewinds to the last commit. */
     void writeFailsAndRewinds() {
+      carryRaises();
       List<KafkaJoinRow<String, String>> rows = join.pollResults();
       int prefix = rows.isEmpty() ? 0 : trace.random.nextInt(rows.size());
       for (KafkaJoinRow<String, String> row : rows.subList(0, prefix)) {

@@ -57,7 +57,8 @@ class KafkaJoinMetricsTest {
             "lowwater.events.late COUNTER events [pipeline=payments,side=left]",
             "lowwater.events.late COUNTER events [pipeline=payments,side=right]",
             "lowwater.records.redelivered COUNTER records [pipeline=payments]",
-            "lowwater.records.skipped COUNTER records [pipeline=payments]");
+            "lowwater.records.skipped COUNTER records [pipeline=payments]",
+            "lowwater.quiet.advances COUNTER advances [pipeline=payments]");
 
     assertThat(value(registry, "lowwater.last.poll.age", TAGS)).isNaN(); // no onPoll yet
     join.rebalanceListener().onPartitionsAssigned(List.of(L0, R0, L1)); // task 1 is split
@@ -80,6 +81,12 @@ class KafkaJoinMetricsTest {
     assertThat(value(registry, "lowwater.join.rows", TAGS.and("kind", "unmatched"))).isZero();
     assertThat(value(registry, "lowwater.events.late", TAGS.and("side", "left"))).isEqualTo(1);
     assertThat(value(registry, "lowwater.events.late", TAGS.and("side", "right"))).isZero();
+    assertThat(value(registry, "lowwater.quiet.advances", TAGS)).isZero();
+    clock.advance(Duration.ofSeconds(15)); // 90 s without a record of either partition
+    join.onPoll(records(), r -> r.key(), r -> r.value(), r -> r.value());
+    assertThat(value(registry, "lowwater.quiet.advances", TAGS))
+        .as("both partitions of task 0 raised to the wall clock")
+        .isEqualTo(2);
 
     join.rebalanceListener().onPartitionsRevoked(List.of(R0)); // the counts outlive the task
     assertThat(value(registry, "lowwater.join.tasks", TAGS)).isZero();
