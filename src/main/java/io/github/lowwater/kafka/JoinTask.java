@@ -19,6 +19,8 @@ import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One task of a {@link KafkaJoin}: partition <i>i</i> of the left topic and partition <i>i</i> of
@@ -35,6 +37,9 @@ import org.apache.kafka.common.TopicPartition;
  * Writer thread only.
  */
 final class JoinTask<K, L, R, O> {
+
+  /** The quiet-period rule's lines name the class the user configured. */
+  private static final Logger QUIET_LOG = LoggerFactory.getLogger(KafkaJoin.class);
 
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(KafkaJoin.class);
 
@@ -137,7 +142,7 @@ final class JoinTask<K, L, R, O> {
   private QuietAdvance quiet(TopicPartition tp, long nowNanos) {
     return spec.quietAdvance()
         ? new QuietAdvance(
-            spec.quietAdvanceAfterNanos(), spec.quietAdvanceMaxLagMillis(), tp, nowNanos)
+            spec.quietAdvanceAfterNanos(), spec.quietAdvanceMaxLagMillis(), tp, nowNanos, QUIET_LOG)
         : null;
   }
 
@@ -388,7 +393,28 @@ final class JoinTask<K, L, R, O> {
       spec.lateHandler().onLateRecord(side, source, timeMillis, watermarkMillis, key, t.value());
     }
     if (spec.lateRecordHandler() != null) {
+      reportLate(side, timeMillis, watermarkMillis);
+    }
+  }
+
+  /**
+   * Hands the current record to the late record handler: an unchecked exception propagates as it
+   * is, a checked one wrapped in an {@link IllegalStateException} that names the record.
+   */
+  private void reportLate(JoinSide side, long timeMillis, long watermarkMillis) {
+    try {
       spec.lateRecordHandler().onLateRecord(side, current, timeMillis, watermarkMillis);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(
+          "the late record handler failed on "
+              + current.topic()
+              + "-"
+              + current.partition()
+              + "@"
+              + current.offset(),
+          e);
     }
   }
 

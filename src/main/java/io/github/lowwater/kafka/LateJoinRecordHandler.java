@@ -27,7 +27,12 @@ public interface LateJoinRecordHandler {
    * @param eventTimeMillis the record's event time, below {@code watermarkMillis}
    * @param watermarkMillis the watermark it was judged against: its partition's newest time less
    *     the allowed lateness
+   * @throws Exception if the record could not be handled (a dead-letter write failed): every task
+   *     is rewound to its last commit and {@code onPoll} throws, an unchecked exception as it is
+   *     and a checked one wrapped in an {@link IllegalStateException} that names the record, as
+   *     {@link LateRecordHandler} does (issue 45, item 3: one convention for every handler)
    */
   void onLateRecord(
-      JoinSide side, ConsumerRecord<?, ?> record, long eventTimeMillis, long watermarkMillis);
+      JoinSide side, ConsumerRecord<?, ?> record, long eventTimeMillis, long watermarkMillis)
+      throws Exception;
 }

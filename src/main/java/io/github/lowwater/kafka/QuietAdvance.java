@@ -18,7 +18,10 @@ import org.slf4j.LoggerFactory;
  */
 final class QuietAdvance {
 
-  private static final Logger LOG = LoggerFactory.getLogger(KafkaWindows.class);
+  private static final Logger WINDOWS_LOG = LoggerFactory.getLogger(KafkaWindows.class);
+
+  /** Where its lines go: the logger of the class the user configured ({@code KafkaWindows}'s). */
+  private final Logger log;
 
   private final long quietAfterNanos;
   private final long maxLagMillis;
@@ -38,6 +41,15 @@ final class QuietAdvance {
    * @param nowNanos the monotonic reading of the start
    */
   QuietAdvance(long quietAfterNanos, long maxLagMillis, Object subject, long nowNanos) {
+    this(quietAfterNanos, maxLagMillis, subject, nowNanos, WINDOWS_LOG);
+  }
+
+  /**
+   * A rule whose quiet period starts now, logging to {@code log} (a {@link KafkaJoin}'s partitions:
+   * {@code KafkaJoin}'s logger).
+   */
+  QuietAdvance(long quietAfterNanos, long maxLagMillis, Object subject, long nowNanos, Logger log) {
+    this.log = log;
     this.quietAfterNanos = quietAfterNanos;
     this.maxLagMillis = maxLagMillis;
     this.subject = subject;
@@ -73,7 +85,7 @@ final class QuietAdvance {
     if (lag > maxLagMillis) {
       if (!warned) {
         warned = true;
-        LOG.warn(
+        log.warn(
             "{} quiet, but the watermark {} lags the wall clock {} by {} ms, more than"
                 + " quietAdvanceMaxLag {} ms (a replay or backfill?): not advancing to the wall"
                 + " clock, which would make that data late",
@@ -88,7 +100,7 @@ final class QuietAdvance {
     warned = false;
     if (!advancing) {
       advancing = true;
-      LOG.info(
+      log.info(
           "{} quiet for {} ms: its watermark follows the wall clock {} minus the allowed lateness"
               + " until the next record",
           subject,

@@ -383,6 +383,43 @@ class KafkaJoinTest {
         .hasMessageStartingWith("a late handler (lateRecordHandler) was already set");
   }
 
+  /**
+   * A late record handler may throw a checked exception, as {@link LateRecordHandler} may (issue
+   * 45, item 3: one convention for every handler): {@code onPoll} wraps it in an {@code
+   * IllegalStateException} that names the record, rewinds every task to its last commit, and the
+   * record is handed over again when it comes again.
+   */
+  @Test
+  void aLateRecordHandlerMayThrowACheckedExceptionWhichRewindsAndNamesTheRecord() {
+    List<String> late = new ArrayList<>();
+    boolean[] fail = {true};
+    Consumer consumer = new Consumer();
+    KafkaJoin<String, String, String, String> join =
+        builder()
+            .consumer(consumer)
+            .lateRecordHandler(
+                (side, r, t, wm) -> {
+                  if (fail[0]) {
+                    throw new java.io.IOException("the dead-letter table is down");
+                  }
+                  late.add(side + " " + r.topic() + "-" + r.partition() + "@" + r.offset());
+                })
+            .build();
+    join.rebalanceListener().onPartitionsAssigned(List.of(L0, R0));
+    consumer.seeks.clear();
+    assertThatThrownBy(
+            () -> feed(join, rec(L0, 0, 0, "a"), rec(L0, 1, 100, "b"), rec(L0, 2, 50, "c")))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("the late record handler failed on orders-0@2")
+        .hasCauseInstanceOf(java.io.IOException.class);
+    assertThat(consumer.seeks).as("back to the last commit").containsEntry(L0, 0L);
+    assertThat(late).isEmpty();
+
+    fail[0] = false;
+    feed(join, rec(L0, 0, 0, "a"), rec(L0, 1, 100, "b"), rec(L0, 2, 50, "c"), rec(R0, 0, 0, "z"));
+    assertThat(late).containsExactly("LEFT orders-0@2");
+  }
+
   @Test
   void aLateRecordGoesToTheHandlerOnceNotAgainWhenANewOwnerReReadsIt() {
     List<String> late = new ArrayList<>();
