@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -34,6 +35,12 @@ final class PartitionLifecycle<K, V, R> {
   /** The alignment, or {@code null}: it forgets revoked partitions. */
   private final Alignment alignment;
 
+  /** Judges a partition's first records against its commit (semantics rule 65). */
+  private final MissingRecords missing;
+
+  /** Seeks the partitions of a task read again from their commits. */
+  private final Consumer<?, ?> consumer;
+
   /** Whether {@code finishAll} was called: partitions assigned later are finished too. */
   private boolean finished;
 
@@ -41,15 +48,67 @@ final class PartitionLifecycle<K, V, R> {
       PartitionTable<K, V, R> table,
       WindowScope<K, V, R> scope,
       CheckpointReader checkpoints,
-      Alignment alignment) {
+      Alignment alignment,
+      MissingRecords missing,
+      Consumer<?, ?> consumer) {
     this.table = table;
     this.scope = scope;
     this.checkpoints = checkpoints;
     this.alignment = alignment;
+    this.missing = missing;
+    this.consumer = consumer;
+  }
+
+  /**
+   * The state of a partition whose records start at {@code firstOffset} in this poll, decided in
+   * this one place: assigned here if it arrived without the listener (its checkpoint read), and, at
+   * the first records of its history, checked for records its reading lacks (semantics rule 65):
+   * started again without its checkpoint if that describes another log, marked if records may be
+   * missing.
+   *
+   * @throws MissingRecordsException under {@code FAIL}, when records may be missing; nothing
+   *     changed
+   */
+  PartitionState<K, V, R> start(TopicPartition tp, long firstOffset, long nowNanos) {
+    PartitionState<K, V, R> p = partitionFor(tp, nowNanos); // reads its checkpoint if unannounced
+    if (p.startChecked) {
+      return p;
+    }
+    int found = missing.check(p, firstOffset); // may throw (FAIL)
+    if (found == MissingRecords.RESTART) {
+      p = restartWithoutCheckpoint(tp, nowNanos);
+      p.startChecked = true;
+    }
+    if (found != MissingRecords.NOTHING) {
+      p.missingRecords();
+    }
+    return p;
+  }
+
+  /**
+   * {@code CO_PARTITIONED}: holds the tasks not whole here and releases the others (semantics rule
+   * 73); a task whole again is read from its members' commits, each sought to its commit (or to
+   * where it had started reading without one).
+   */
+  void settleTasks(long nowNanos) {
+    Map<TopicPartition, Long> again = scope.settle(table);
+    if (again.isEmpty()) {
+      return;
+    }
+    assign(again.keySet(), nowNanos); // reads their commits
+    again.forEach(
+        (tp, firstRead) -> {
+          PartitionState<K, V, R> p = table.get(tp);
+          long offset = p != null && p.nextOffset >= 0 ? p.nextOffset : firstRead;
+          if (offset >= 0) {
+            consumer.seek(tp, offset);
+          }
+        });
+    scope.settle(table); // now whole: released
   }
 
   /** The state of a partition that delivers records, assigned here if it arrived without one. */
-  PartitionState<K, V, R> partitionFor(TopicPartition tp, long nowNanos) {
+  private PartitionState<K, V, R> partitionFor(TopicPartition tp, long nowNanos) {
     PartitionState<K, V, R> p = table.get(tp);
     if (p == null) {
       assign(List.of(tp), nowNanos); // consumer.assign without the listener, or before it ran
@@ -129,7 +188,7 @@ final class PartitionLifecycle<K, V, R> {
    * committed offset lies beyond this log's end). Returns the new state; its first commit is its
    * own.
    */
-  PartitionState<K, V, R> restartWithoutCheckpoint(TopicPartition tp, long nowNanos) {
+  private PartitionState<K, V, R> restartWithoutCheckpoint(TopicPartition tp, long nowNanos) {
     forget(List.of(tp));
     scope.rebalanced(); // not to be given back: it starts anew
     register(List.of(tp), Map.of(), nowNanos);
